@@ -1,0 +1,1 @@
+"""Bots and trained-policy wrappers."""

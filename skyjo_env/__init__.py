@@ -1,0 +1,1 @@
+"""Skyjo for reinforcement learning: rules engine, PettingZoo and Gymnasium envs."""

@@ -1,0 +1,89 @@
+"""Speed benchmarks: random legal play through the engine (and the envs), decisions per second.
+
+Run `skyjo bench engine` (or `python -m skyjo_env.bench engine`). Each run plays whole
+games with uniformly random legal actions; the figure printed is the median of the runs.
+A benchmark measures and prints; it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
+
+
+class UniformStream:
+    """Uniform random numbers drawn in bulk from one seeded numpy Generator (cheap per call)."""
+
+    def __init__(self, seed: int, chunk: int = 1 << 16) -> None:
+        self._rng = np.random.default_rng(seed)
+        self._chunk = chunk
+        self._buffer: list[float] = []
+
+    def pick(self, options: list[int]) -> int:
+        if not self._buffer:
+            self._buffer = self._rng.random(self._chunk).tolist()
+        return options[int(self._buffer.pop() * len(options))]
+
+
+def engine_run(num_players: int, games: int, seed: int) -> tuple[int, float]:
+    """Play `games` random games through the engine; return (decisions, seconds)."""
+    rules = Rules(num_players=num_players)
+    stream = UniformStream(seed)
+    decisions = 0
+    start = time.perf_counter()
+    for game in range(games):
+        state = new_game(rules, seed=seed + game)
+        while not state.is_finished:
+            apply_action(state, stream.pick(legal_actions(state)))
+            decisions += 1
+    return decisions, time.perf_counter() - start
+
+
+def median_rate(run: Callable[[int], tuple[int, float]], repeats: int) -> tuple[float, list[float]]:
+    """Call `run(i)` `repeats` times; return the median decisions per second and all rates."""
+    rates = []
+    for i in range(repeats):
+        decisions, seconds = run(i)
+        rates.append(decisions / seconds)
+    return statistics.median(rates), rates
+
+
+def bench_engine(num_players: int = 2, games: int = 300, repeats: int = 5, seed: int = 0) -> float:
+    median, rates = median_rate(lambda i: engine_run(num_players, games, seed + 1_000_000 * i), repeats)
+    print(
+        f"engine, {num_players} players, random legal play: {median:,.0f} decisions/s "
+        f"(median of {repeats} runs of {games} games; runs: {', '.join(f'{r:,.0f}' for r in rates)})"
+    )
+    return median
+
+
+TARGETS: dict[str, Callable[..., float]] = {"engine": bench_engine}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", nargs="?", default="engine", choices=sorted(TARGETS), help="what to measure")
+    parser.add_argument("--players", type=int, default=2, help="number of players (2..8)")
+    parser.add_argument("--games", type=int, default=300, help="games per run")
+    parser.add_argument("--repeats", type=int, default=5, help="runs; the median is reported")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    TARGETS[args.target](num_players=args.players, games=args.games, repeats=args.repeats, seed=args.seed)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m skyjo_env.bench", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run_from_args(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
