@@ -1,0 +1,27 @@
+"""The bot interface: a bot sees a `SeatView` (public information only) and the legal actions.
+
+A bot never receives the `GameState`, so it cannot peek at face-down cards or the draw
+pile: `SeatView` is built by copying what the seat may know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from skyjo_env.engine.view import SeatView
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Anything that picks a legal action from a seat's view of the game."""
+
+    name: str
+
+    def act(self, view: SeatView, legal_actions: Sequence[int]) -> int:
+        """Return one of `legal_actions`."""
+        ...
+
+    def reset(self, seed: int | None = None) -> None:
+        """Called before each game; seeds the bot's own random generator."""
+        ...

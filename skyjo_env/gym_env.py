@@ -1,0 +1,193 @@
+"""# Skyjo (Gymnasium single-agent env, `Skyjo-v0`)
+
+The learner plays one seat; the opponents (bots or trained models) are played **inside
+`step`**, so every transition returned is the learner's own, including the reward it
+earns when an opponent's move ends a round or the game.
+
+| | |
+|---|---|
+| Make | `gymnasium.make("skyjo_env:Skyjo-v0", num_players=2, opponents=["random"])` |
+| Action space | `Discrete(26)`: 0-11 place the held card, 12-23 reveal a slot, 24 draw, 25 take the discard |
+| Observation space | `Box(float32, (208 N + 53,))`: the AEC env's vector (`skyjo_env.observation`) |
+| Action mask | `env.action_masks()` (for sb3-contrib's MaskablePPO) and `info["action_mask"]` |
+
+## Rewards (`reward=`)
+| mode | when | reward |
+|---|---|---|
+| `game` (default) | end of the game | sole winner +1, others -1; k tied winners 2/k - 1 each |
+| `round_score` | end of each round | -(own round score) / 100 |
+| `relative` | end of each round | (mean round score of the others - own) / 100 |
+
+An illegal action ends the episode (terminated) with `illegal_reward` (-1) and
+`info["illegal_action"]`; it never raises.
+
+## Episode end
+Terminated at the end of the game (`episode="game"`) or of the first round
+(`episode="round"`); truncated when a round reaches `max_turns_per_round` turns per player.
+
+## Arguments
+| argument | default | meaning |
+|---|---|---|
+| `num_players` | 2 | 2..8 |
+| `opponents` | `["random"]` | bot names (`agents.available()`), model paths or `Policy` objects; one entry is used for every opponent seat, or give N - 1 |
+| `learner_seat` | None | fixed seat, or None for a random seat each episode (`reset(options={"learner_seat": k})` overrides) |
+| `reward` | `"game"` | reward mode (above) |
+| `episode` | `"game"` | `"game"` or `"round"` |
+| `illegal_reward` | -1.0 | reward for an illegal action |
+| `render_mode` | None | `"ansi"` returns the table as text from the learner's seat, `"human"` prints it |
+| rule options | RULES.md | `initial_reveal`, `start_tie_break`, `clear_on_final_reveal`, `reshuffle`, `target_score`, `max_turns_per_round` |
+
+## Version history
+- v0: first release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from skyjo_env.engine import NUM_ACTIONS, Rules, apply_action, legal_actions, new_game, render
+from skyjo_env.engine.view import seat_view
+from skyjo_env.observation import encode_state, layout
+from skyjo_env.rewards import check_modes, episode_over, step_rewards
+
+
+class SkyjoEnv(gym.Env):
+    """The learner's seat of a Skyjo game against bots; see the module docstring."""
+
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 2}
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        opponents: Sequence[Any] | str | None = None,
+        learner_seat: int | None = None,
+        reward: str = "game",
+        episode: str = "game",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **rule_options: Any,
+    ) -> None:
+        self.rules = Rules(num_players=num_players, **rule_options)
+        check_modes(reward, episode)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if learner_seat is not None and not 0 <= learner_seat < num_players:
+            raise ValueError(f"learner_seat must be 0..{num_players - 1} or None, got {learner_seat!r}")
+        self.opponents = _resolve_opponents(opponents, num_players)
+        self.reward_mode = reward
+        self.episode = episode
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.fixed_learner_seat = learner_seat
+        lay = layout(num_players)
+        self.observation_space = spaces.Box(low=lay.low, high=lay.high, dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.game = None
+        self.learner_seat = 0
+        self._done = True
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        n = self.rules.num_players
+        seat = options.get("learner_seat", self.fixed_learner_seat)
+        self.learner_seat = int(self.np_random.integers(n)) if seat is None else int(seat)
+        if not 0 <= self.learner_seat < n:
+            raise ValueError(f"learner_seat must be 0..{n - 1}, got {seat!r}")
+        self.game = new_game(self.rules, seed=int(self.np_random.integers(2**63)))
+        for bot in self.opponents:
+            bot.reset(int(self.np_random.integers(2**63)))
+        self._done = False
+        self._play_opponents()
+        return self._observation(), self._info()
+
+    def step(self, action: int):
+        if self._done:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        game = self.game
+        if not (isinstance(action, (int, np.integer)) and int(action) in legal_actions(game)):
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = action
+            return self._observation(), self.illegal_reward, True, False, info
+        apply_action(game, int(action))
+        reward = self._reward_of_last_action()
+        terminated = episode_over(game, self.episode)
+        truncated = game.is_truncated
+        if not (terminated or truncated):
+            reward += self._play_opponents()
+            terminated = episode_over(game, self.episode)
+            truncated = game.is_truncated and not terminated
+        self._done = terminated or truncated
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (all False once the episode is over)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        if not self._done:
+            mask[legal_actions(self.game)] = True
+        return mask
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = render(self.game, viewer=self.learner_seat)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    # ------------------------------------------------------------ internals
+    def _reward_of_last_action(self) -> float:
+        earned = step_rewards(self.game, self.reward_mode, self.episode)
+        return 0.0 if earned is None else earned[self.learner_seat]
+
+    def _play_opponents(self) -> float:
+        """Let the opponents act until it is the learner's turn or the episode ends; return the learner's reward."""
+        game, learner, reward = self.game, self.learner_seat, 0.0
+        n = self.rules.num_players
+        while game.current_player != learner:
+            seat = game.current_player
+            bot = self.opponents[(seat - learner) % n - 1]
+            action = bot.act(seat_view(game, seat), legal_actions(game))
+            apply_action(game, action)
+            if game.round_just_ended:
+                reward += self._reward_of_last_action()
+                if episode_over(game, self.episode):
+                    break
+            if game.is_truncated:
+                break
+        return reward
+
+    def _observation(self) -> np.ndarray:
+        return encode_state(self.game, self.learner_seat)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks(), "learner_seat": self.learner_seat}
+
+
+def _resolve_opponents(opponents: Sequence[Any] | str | None, num_players: int) -> list[Any]:
+    from agents import make  # the bots live beside the envs, not inside them
+
+    if opponents is None:
+        opponents = ["random"]
+    elif isinstance(opponents, str) or not isinstance(opponents, Sequence):
+        opponents = [opponents]
+    opponents = list(opponents)
+    if len(opponents) == 1:
+        opponents = opponents * (num_players - 1)
+    if len(opponents) != num_players - 1:
+        raise ValueError(
+            f"opponents must hold 1 or {num_players - 1} entries for {num_players} players, got {len(opponents)}"
+        )
+    # One bot object per seat, even when the same name is given twice.
+    return [make(o) if isinstance(o, str) else o for o in opponents]

@@ -1,0 +1,55 @@
+"""Reward modes shared by the AEC and Gymnasium envs (one definition, documented in both).
+
+| mode | when | reward per seat |
+|---|---|---|
+| `game` | end of the episode | sole winner +1, loser -1, k tied winners 2/k - 1 each (a 2-way tie: 0) |
+| `round_score` | end of each round | -(own round score) / 100 |
+| `relative` | end of each round | ((mean round score of the others) - own round score) / 100 |
+
+With `episode="round"`, the `game` mode ranks the seats by that round's scores.
+A truncated episode gives no reward.
+"""
+
+from __future__ import annotations
+
+from skyjo_env.engine.state import GameState
+from skyjo_env.observation import SCORE_SCALE
+
+REWARD_MODES = ("game", "round_score", "relative")
+EPISODE_MODES = ("game", "round")
+
+
+def check_modes(reward: str, episode: str) -> None:
+    if reward not in REWARD_MODES:
+        raise ValueError(f"reward must be one of {list(REWARD_MODES)}, got {reward!r}")
+    if episode not in EPISODE_MODES:
+        raise ValueError(f"episode must be one of {list(EPISODE_MODES)}, got {episode!r}")
+
+
+def episode_over(state: GameState, episode: str) -> bool:
+    """The episode terminates: the game is over, or a round ended in a one-round episode."""
+    return state.is_game_over or (episode == "round" and state.round_just_ended)
+
+
+def outcome_rewards(final_scores: list[int]) -> list[float]:
+    """+1 for a sole winner, -1 for the others; k tied lowest scores get 2/k - 1 each."""
+    best = min(final_scores)
+    k = final_scores.count(best)
+    return [2.0 / k - 1.0 if s == best else -1.0 for s in final_scores]
+
+
+def step_rewards(state: GameState, reward: str, episode: str) -> list[float] | None:
+    """Rewards of every seat after the last action, or None when nothing was earned."""
+    if not state.round_just_ended:
+        return None
+    scores = state.last_round.scores
+    if reward == "round_score":
+        return [-s / SCORE_SCALE for s in scores]
+    if reward == "relative":
+        n, total = len(scores), sum(scores)
+        return [((total - s) / (n - 1) - s) / SCORE_SCALE for s in scores]
+    if episode == "round":
+        return outcome_rewards(scores)
+    if state.is_game_over:
+        return outcome_rewards(state.totals)
+    return None

@@ -1,0 +1,97 @@
+"""The observation: declared pieces, the documented tables, and no leak of hidden information."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import skyjo_env.aec
+import skyjo_env.gym_env
+import skyjo_env.observation
+from skyjo_env.engine import HIDDEN, Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine.view import seat_view
+from skyjo_env.observation import decode, encode, encode_state, layout, observation_size, pieces
+
+
+def documented_pieces(doc: str, n: int) -> list[tuple[str, tuple[int, ...]]]:
+    rows = re.findall(r"^\| `(\w+)` \| \(([N\d, ]+)\) \|", doc, flags=re.M)
+    return [(name, tuple(int(eval(x, {"N": n})) for x in shape.split(",") if x.strip())) for name, shape in rows]
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 8])
+@pytest.mark.parametrize("module", [skyjo_env.aec, skyjo_env.observation])
+def test_doc_tables_match_the_declared_pieces(module, n):
+    assert documented_pieces(module.__doc__, n) == pieces(n)
+
+
+@pytest.mark.parametrize("n", [2, 3, 8])
+def test_documented_sizes_match_the_spaces(n):
+    size = 208 * n + 53
+    assert observation_size(n) == size
+    assert "208 N + 53" in skyjo_env.aec.__doc__ and "208 N + 53" in skyjo_env.gym_env.__doc__
+    raw = skyjo_env.raw_env(num_players=n)
+    assert raw.observation_space("player_0")["observation"].shape == (size,)
+    assert raw.action_space("player_0").n == 26
+    assert skyjo_env.gym_env.SkyjoEnv(num_players=n).observation_space.shape == (size,)
+
+
+def test_decode_splits_the_vector_into_named_pieces():
+    state = new_game(Rules(num_players=3), seed=4)
+    for _ in range(20):
+        apply_action(state, legal_actions(state)[0])
+    parts = decode(encode(seat_view(state, 1)), 3)
+    assert [k for k in parts] == [name for name, _ in pieces(3)]
+    assert parts["grids"].shape == (3, 12, 17)
+    assert np.all(parts["grids"].sum(axis=2) == 1)  # one code per slot
+    mine = parts["grids"][0]
+    for slot in range(12):
+        code = int(mine[slot].argmax())
+        status = state.status[1][slot]
+        assert code == (state.values[1][slot] + 2 if status == 1 else 15 + status // 2)
+    assert parts["to_play"].argmax() == (state.current_player - 1) % 3
+    assert parts["totals"].tolist() == [t / 100 for t in state.totals[1:] + state.totals[:1]]
+    with pytest.raises(ValueError, match="has shape"):
+        decode(np.zeros(5), 3)
+
+
+def test_observation_is_within_the_declared_bounds():
+    state = new_game(Rules(num_players=4), seed=1)
+    lay = layout(4)
+    while not state.is_finished:
+        for seat in range(4):
+            obs = encode_state(state, seat)
+            assert obs.dtype == np.float32 and np.all(obs >= lay.low) and np.all(obs <= lay.high)
+        apply_action(state, legal_actions(state)[len(state.discard_pile) % len(legal_actions(state))])
+
+
+def shuffle_hidden_information(state, rng: np.random.Generator):
+    """Swap the face-down cards among themselves and shuffle the draw pile: nothing public changes."""
+    other = state.copy()
+    slots = [(p, s) for p in range(state.num_players) for s in range(12) if state.status[p][s] == HIDDEN]
+    cards = [state.values[p][s] for p, s in slots] + list(state.draw_pile)
+    cards = [cards[i] for i in rng.permutation(len(cards))]
+    for (p, s), card in zip(slots, cards):
+        other.values[p][s] = card
+    other.draw_pile = cards[len(slots) :]
+    return other
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 8), seed=st.integers(0, 2**31), steps=st.integers(0, 300))
+def test_no_leak_hidden_cards_and_draw_order_do_not_change_any_observation(n, seed, steps):
+    state = new_game(Rules(num_players=n), seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if state.is_finished:
+            break
+        legal = legal_actions(state)
+        apply_action(state, legal[int(rng.integers(len(legal)))])
+    twin = shuffle_hidden_information(state, rng)
+    for seat in range(n):
+        assert np.array_equal(encode_state(state, seat), encode_state(twin, seat))
+        assert np.array_equal(encode(seat_view(state, seat)), encode_state(state, seat))
+        assert seat_view(state, seat) == seat_view(twin, seat)
