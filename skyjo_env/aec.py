@@ -85,7 +85,7 @@ def observation_space(num_players: int) -> spaces.Box:
     return spaces.Box(low=lay.low, high=lay.high, dtype=np.float32)
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
+class raw_env(AECEnv, EzPickle):
     """Skyjo as a PettingZoo AEC env; the module docstring has the full table."""
 
     metadata = {"name": "skyjo_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 2}

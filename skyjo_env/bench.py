@@ -1,6 +1,6 @@
-"""Speed benchmarks: random legal play through the engine (and the envs), decisions per second.
+"""Speed benchmarks: random legal play through the engine and the envs, decisions per second.
 
-Run `skyjo bench engine` (or `python -m skyjo_env.bench engine`). Each run plays whole
+Run `skyjo bench [engine|raw_env|env|gym|all]` (or `python -m skyjo_env.bench ...`). Each run plays whole
 games with uniformly random legal actions; the figure printed is the median of the runs.
 A benchmark measures and prints; it asserts nothing.
 """
@@ -11,6 +11,7 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -55,15 +56,87 @@ def median_rate(run: Callable[[int], tuple[int, float]], repeats: int) -> tuple[
 
 
 def bench_engine(num_players: int = 2, games: int = 300, repeats: int = 5, seed: int = 0) -> float:
-    median, rates = median_rate(lambda i: engine_run(num_players, games, seed + 1_000_000 * i), repeats)
+    run = lambda i: engine_run(num_players, games, seed + 1_000_000 * i)  # noqa: E731
+    return _bench(f"engine, {num_players} players, random legal play", "decisions", run, games, repeats)
+
+
+def aec_run(make_env: Callable[..., Any], num_players: int, games: int, seed: int) -> tuple[int, float]:
+    """Random legal play through a PettingZoo AEC env (`agent_iter` / `last` / `step`)."""
+    env = make_env(num_players=num_players)
+    stream = UniformStream(seed)
+    decisions = 0
+    start = time.perf_counter()
+    for game in range(games):
+        env.reset(seed=seed + game)
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(stream.pick(np.flatnonzero(observation["action_mask"]).tolist()))
+            decisions += 1
+    return decisions, time.perf_counter() - start
+
+
+def gym_run(num_players: int, games: int, seed: int) -> tuple[int, float]:
+    """Random legal play of the learner in the Gymnasium env against `random` opponents."""
+    from skyjo_env.gym_env import SkyjoEnv
+
+    env = SkyjoEnv(num_players=num_players, opponents=["random"])
+    stream = UniformStream(seed)
+    steps = 0
+    start = time.perf_counter()
+    for game in range(games):
+        _, info = env.reset(seed=seed + game)
+        done = False
+        while not done:
+            _, _, terminated, truncated, info = env.step(stream.pick(np.flatnonzero(info["action_mask"]).tolist()))
+            done = terminated or truncated
+            steps += 1
+    return steps, time.perf_counter() - start
+
+
+def _bench(label: str, unit: str, run: Callable[[int], tuple[int, float]], games: int, repeats: int) -> float:
+    median, rates = median_rate(run, repeats)
     print(
-        f"engine, {num_players} players, random legal play: {median:,.0f} decisions/s "
-        f"(median of {repeats} runs of {games} games; runs: {', '.join(f'{r:,.0f}' for r in rates)})"
+        f"{label}: {median:,.0f} {unit}/s (median of {repeats} runs of {games} games; "
+        f"runs: {', '.join(f'{r:,.0f}' for r in rates)})"
     )
     return median
 
 
-TARGETS: dict[str, Callable[..., float]] = {"engine": bench_engine}
+def bench_aec_raw(num_players: int = 2, games: int = 300, repeats: int = 5, seed: int = 0) -> float:
+    from skyjo_env import raw_env
+
+    run = lambda i: aec_run(raw_env, num_players, games, seed + 1_000_000 * i)  # noqa: E731
+    return _bench(f"raw_env, {num_players} players, random legal play", "decisions", run, games, repeats)
+
+
+def bench_aec(num_players: int = 2, games: int = 300, repeats: int = 5, seed: int = 0) -> float:
+    from skyjo_env import env
+
+    run = lambda i: aec_run(env, num_players, games, seed + 1_000_000 * i)  # noqa: E731
+    return _bench(f"env() (with safety checks), {num_players} players", "decisions", run, games, repeats)
+
+
+def bench_gym(num_players: int = 2, games: int = 300, repeats: int = 5, seed: int = 0) -> float:
+    run = lambda i: gym_run(num_players, games, seed + 1_000_000 * i)  # noqa: E731
+    return _bench(f"Gymnasium env vs random, {num_players} players", "learner steps", run, games, repeats)
+
+
+def bench_all(num_players: int = 2, games: int = 300, repeats: int = 5, seed: int = 0) -> float:
+    for target in (bench_engine, bench_aec_raw, bench_aec, bench_gym):
+        target(num_players=num_players, games=games, repeats=repeats, seed=seed)
+    return 0.0
+
+
+TARGETS: dict[str, Callable[..., float]] = {
+    "engine": bench_engine,
+    "raw_env": bench_aec_raw,
+    "env": bench_aec,
+    "gym": bench_gym,
+    "all": bench_all,
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

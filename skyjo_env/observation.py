@@ -237,7 +237,5 @@ def decode(vector: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
     lay = layout(num_players)
     vector = np.asarray(vector)
     if vector.shape != (lay.size,):
-        raise ValueError(
-            f"an observation for {num_players} players has shape ({lay.size},), got {vector.shape}"
-        )
+        raise ValueError(f"an observation for {num_players} players has shape ({lay.size},), got {vector.shape}")
     return {name: vector[a:b].reshape(lay.shapes[name]) for name, (a, b) in lay.offsets.items()}

@@ -154,7 +154,7 @@ def test_episode_round_ends_after_one_round():
 def test_a_round_that_hits_the_turn_cap_truncates():
     e = skyjo_env.env(num_players=2, max_turns_per_round=1)
     e.reset(seed=1)
-    for agent in e.agent_iter():
+    for _ in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             assert trunc and not term

@@ -8,7 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import skyjo_env  # noqa: F401  (registers Skyjo-v0)
-from skyjo_env.engine import DRAW, TAKE_DISCARD
+from skyjo_env.engine import DRAW
 from skyjo_env.engine.actions import reveal
 from skyjo_env.gym_env import SkyjoEnv
 from tests.engine.scenario import grid, hidden, scenario
