@@ -47,6 +47,9 @@ def _load_builtins() -> None:
     if _loaded:
         return
     _loaded = True
+    from agents.expert import ExpertBot
+    from agents.greedy import GreedyBot
     from agents.random_bot import RandomBot
 
-    register("random", RandomBot, RandomBot.__doc__.splitlines()[0])
+    for bot in (RandomBot, GreedyBot, ExpertBot):
+        register(bot.name, bot, bot.__doc__.splitlines()[0])

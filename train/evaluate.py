@@ -1,0 +1,210 @@
+"""`skyjo eval AGENT AGENT [AGENT ...]`: play seeded games, one agent per seat, and report win rates.
+
+Seats rotate so that each agent plays each seat equally often (game g puts agent i
+in seat (i + g) mod N); every game and every bot is seeded from --seed, so a run
+replays exactly. Games are spread over worker processes. A shared win counts 1/k.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from skyjo_env.engine import IllegalActionError, Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine.view import seat_view
+
+
+@dataclass
+class GameRecord:
+    """One game's outcome, indexed by position in the agents list (not by seat)."""
+
+    index: int
+    win_share: list[float]
+    round_scores: list[list[int]]  # per round, per agent
+    final_totals: list[int]
+    truncated: bool
+
+
+def game_seed(seed: int, index: int) -> int:
+    return int(np.random.SeedSequence([seed, index]).generate_state(2, np.uint32).view(np.uint64)[0] >> 1)
+
+
+def play_game(bots: list[Any], agent_names: list[str], rules: Rules, seed: int, index: int) -> GameRecord:
+    """Play game `index` of a run; agent i sits in seat (i + index) mod N."""
+    n = rules.num_players
+    seat_of = [(i + index) % n for i in range(n)]
+    bot_at_seat = [None] * n
+    for i, seat in enumerate(seat_of):
+        bot_at_seat[seat] = i
+    s = game_seed(seed, index)
+    state = new_game(rules, seed=s)
+    for i, bot in enumerate(bots):
+        bot.reset(s + 1 + i)
+    while not state.is_finished:
+        seat = state.current_player
+        i = bot_at_seat[seat]
+        legal = legal_actions(state)
+        action = bots[i].act(seat_view(state, seat), legal)
+        try:
+            apply_action(state, action)
+        except IllegalActionError as e:
+            raise IllegalActionError(f"agent {agent_names[i]!r} chose an illegal action: {e}") from None
+    winners = set(state.winners)
+    share = [1.0 / len(winners) if seat_of[i] in winners else 0.0 for i in range(n)]
+    return GameRecord(
+        index=index,
+        win_share=share,
+        round_scores=[[r[seat_of[i]] for i in range(n)] for r in state.round_history],
+        final_totals=[state.totals[seat_of[i]] for i in range(n)],
+        truncated=state.is_truncated,
+    )
+
+
+# ------------------------------------------------------------- workers
+_worker: dict[str, Any] = {}
+
+
+def _init_worker(agent_names: list[str], rules: Rules, seed: int) -> None:
+    from agents import make
+
+    _worker["bots"] = [make(name) for name in agent_names]
+    _worker["names"] = agent_names
+    _worker["rules"] = rules
+    _worker["seed"] = seed
+
+
+def _play_chunk(indices: list[int]) -> list[GameRecord]:
+    return [play_game(_worker["bots"], _worker["names"], _worker["rules"], _worker["seed"], i) for i in indices]
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion (successes may be fractional: shared wins)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    center = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, center - half), min(1.0, center + half))
+
+
+def evaluate(
+    agent_names: list[str],
+    games: int,
+    seed: int = 0,
+    rules: Rules | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Play `games` games and return the report (the `--json` format)."""
+    from agents import make
+
+    rules = rules or Rules(num_players=len(agent_names))
+    if len(agent_names) != rules.num_players:
+        raise ValueError(f"{len(agent_names)} agents given for {rules.num_players} players: give one agent per seat")
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    for name in agent_names:
+        make(name)  # fail early and clearly on an unknown name or a broken model file
+    workers = max(1, min(workers or mp.cpu_count(), games))
+    chunk = max(1, min(50, games // (workers * 8) or 1))
+    chunks = [list(range(a, min(games, a + chunk))) for a in range(0, games, chunk)]
+    records: list[GameRecord] = []
+    bar = tqdm(total=games, desc="eval " + " vs ".join(agent_names), unit="game", disable=not progress, file=sys.stderr)
+    if workers == 1:
+        _init_worker(agent_names, rules, seed)
+        for c in chunks:
+            records += _play_chunk(c)
+            bar.update(len(c))
+    else:
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(agent_names, rules, seed)) as pool:
+            for part in pool.imap_unordered(_play_chunk, chunks):
+                records += part
+                bar.update(len(part))
+    bar.close()
+    return summarize(agent_names, records, games, seed, rules)
+
+
+def summarize(agent_names: list[str], records: list[GameRecord], games: int, seed: int, rules: Rules) -> dict[str, Any]:
+    records = sorted(records, key=lambda r: r.index)
+    n = len(agent_names)
+    results = []
+    rounds = sum(len(r.round_scores) for r in records)
+    for i, name in enumerate(agent_names):
+        wins = sum(r.win_share[i] for r in records)
+        lo, hi = wilson_interval(wins, games)
+        round_scores = [rs[i] for r in records for rs in r.round_scores]
+        results.append(
+            {
+                "agent": name,
+                "win_rate": wins / games,
+                "win_rate_ci95": [lo, hi],
+                "mean_round_score": float(np.mean(round_scores)) if round_scores else float("nan"),
+                "mean_final_total": float(np.mean([r.final_totals[i] for r in records])),
+            }
+        )
+    return {
+        "agents": list(agent_names),
+        "games": games,
+        "seed": seed,
+        "results": results,
+        "mean_rounds_per_game": rounds / games,
+        "truncated_games": sum(r.truncated for r in records),
+        "num_players": n,
+        "rules": asdict(rules),
+    }
+
+
+def format_report(report: dict[str, Any]) -> str:
+    lines = [
+        f"{report['games']} games, seed {report['seed']}, {report['num_players']} players, "
+        f"{report['mean_rounds_per_game']:.2f} rounds per game"
+        + (f", {report['truncated_games']} truncated" if report["truncated_games"] else ""),
+        f"{'position':<9}{'agent':<24}{'win rate':>9}  {'95% CI':<15}{'round score':>12}{'final total':>12}",
+    ]
+    for k, r in enumerate(report["results"]):
+        lo, hi = r["win_rate_ci95"]
+        lines.append(
+            f"{k:<9}{r['agent'][:23]:<24}{r['win_rate']:>9.3f}  [{lo:.3f}, {hi:.3f}]  "
+            f"{r['mean_round_score']:>10.2f}{r['mean_final_total']:>12.1f}"
+        )
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ CLI
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from skyjo_env.cli import add_rules_argument
+
+    parser.add_argument("agents", nargs="+", metavar="AGENT", help="bot names or model files, one per seat")
+    parser.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_rules_argument(parser)
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    from skyjo_env.cli import CommandError, rules_from_args
+
+    rules = rules_from_args(args, num_players=len(args.agents))
+    try:
+        report = evaluate(args.agents, args.games, args.seed, rules, args.workers, progress=not args.no_progress)
+    except (ValueError, FileNotFoundError) as e:
+        raise CommandError(str(e)) from None
+    print(format_report(report))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
