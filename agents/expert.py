@@ -89,7 +89,7 @@ class ExpertBot:
 
 
 class _Context:
-    """Quantities shared by the evaluation of every action in one decision."""
+    """Quantities shared by the evaluation of every action in one decision (precomputed per slot)."""
 
     def __init__(self, view: SeatView, bot: ExpertBot) -> None:
         self.view = view
@@ -97,68 +97,73 @@ class _Context:
         counts = unseen_counts(view)
         total = max(1, sum(counts))
         self.p = [c / total for c in counts]
-        self.mean = sum(pv * v for pv, v in zip(self.p, CARD_VALUES))
-        self.values = list(view.grid_values[0])
-        self.status = list(view.grid_status[0])
-        self.present = [s for s in range(12) if self.status[s] != REMOVED]
-        self.hidden = sum(1 for s in self.status if s == HIDDEN)
+        self.mean = mean = sum(pv * v for pv, v in zip(self.p, CARD_VALUES))
+        values = self.values = list(view.grid_values[0])
+        status = self.status = list(view.grid_status[0])
+        self.present = [s for s in range(12) if status[s] != REMOVED]
+        self.hidden = sum(1 for s in status if s == HIDDEN)
         self.final_lap = view.round_ender is not None
         horizon = 1 if self.final_lap else bot.pair_horizon
-        self.q = [1.0 - (1.0 - pv) ** horizon for pv in self.p]
-        self.my_hand = self._hand(self.values, self.status)
-        n = view.num_players
+        self.credit_weight = [bot.pair_credit * (1.0 - (1.0 - pv) ** horizon) for pv in self.p]
+        self.my_hand = sum(v for v, s in zip(values, status) if s == FACE_UP) + mean * self.hidden
         self.opponents = []  # expected final hands of the others
-        for rel in range(1, n):
+        for rel in range(1, view.num_players):
             vals, st = view.grid_values[rel], view.grid_status[rel]
-            hand = sum(v for v, s in zip(vals, st) if s == FACE_UP) + self.mean * sum(1 for s in st if s == HIDDEN)
+            hand = sum(v for v, s in zip(vals, st) if s == FACE_UP) + mean * sum(1 for s in st if s == HIDDEN)
             self.opponents.append(hand)
         self.best_opponent = min(self.opponents)
         lead = self.best_opponent - self.my_hand
         self.tempo_per_card = 0.0 if self.final_lap else bot.tempo * max(-1.0, min(1.0, lead / 10.0))
-        self.credit_before = [self._column_credit(self.values, self.status, c) for c in _COLUMNS]
-        self._gift_cache: dict[int, float] = {}
-
-    # expected hand of a grid: face-up values + mean for face-down
-    def _hand(self, values: list[int], status: list[int]) -> float:
-        return sum(v for v, s in zip(values, status) if s == FACE_UP) + self.mean * sum(
-            1 for s in status if s == HIDDEN
-        )
-
-    def _column_credit(self, values: list[int], status: list[int], column: tuple[int, int, int]) -> float:
-        a, b, c = column
-        sa, sb, sc = status[a], status[b], status[c]
-        if sa == REMOVED:
-            return 0.0
-        up = [values[s] for s, st in ((a, sa), (b, sb), (c, sc)) if st == FACE_UP]
-        if len(up) < 2:
-            return 0.0
-        for i in range(len(up)):
-            for j in range(i + 1, len(up)):
-                if up[i] == up[j]:
-                    pair = up[i]
-                    third = sum(up) - 2 * pair if len(up) == 3 else self.mean
-                    return self.bot.pair_credit * self.q[pair - MIN_VALUE] * (2 * pair + third)
-        return 0.0
-
-    def gift(self, card: int) -> float:
-        """What `card` on the discard pile is worth to the next player (its best placement)."""
-        if card in self._gift_cache:
-            return self._gift_cache[card]
-        vals, st = self.view.grid_values[1], self.view.grid_status[1]
-        best = 0.0
+        # Per slot: its expected value now, and the face-up values of the two other cards of its column.
+        self.old = [values[s] if status[s] == FACE_UP else mean for s in range(12)]
+        self.others_up: list[list[int]] = [[] for _ in range(12)]
         for column in _COLUMNS:
             for s in column:
-                if st[s] == REMOVED:
-                    break
-                old = vals[s] if st[s] == FACE_UP else self.mean
-                gain = old - card
-                others = [o for o in column if o != s]
-                if all(st[o] == FACE_UP and vals[o] == card for o in others):
-                    gain = old + 2 * card
-                best = max(best, gain)
-        value = self.bot.gift * best
-        self._gift_cache[card] = value
-        return value
+                self.others_up[s] = [values[o] for o in column if o != s and status[o] == FACE_UP]
+        self.credit_before = [self._credit([values[s] for s in c if status[s] == FACE_UP]) for c in _COLUMNS]
+        self._prepare_gifts(view)
+
+    def _credit(self, up: list[int]) -> float:
+        """Column credit from the face-up values of a column (the rest face-down)."""
+        if len(up) < 2:
+            return 0.0
+        if len(up) == 2:
+            if up[0] != up[1]:
+                return 0.0
+            pair, third = up[0], self.mean
+        else:
+            a, b, c = up
+            if a == b:
+                pair, third = a, c
+            elif a == c:
+                pair, third = a, b
+            elif b == c:
+                pair, third = b, a
+            else:
+                return 0.0
+        return self.credit_weight[pair - MIN_VALUE] * (2 * pair + third)
+
+    def _prepare_gifts(self, view: SeatView) -> None:
+        """What each card on the discard pile is worth to the next player (its best placement)."""
+        vals, st = view.grid_values[1], view.grid_status[1]
+        olds = [vals[s] if st[s] == FACE_UP else self.mean for s in range(12) if st[s] != REMOVED]
+        self.gift_max_old = max(olds, default=None)
+        self.gift_clear: dict[int, float] = {}  # card -> gain of completing a column with it
+        for column in _COLUMNS:
+            if st[column[0]] == REMOVED:
+                continue
+            for s in column:
+                a, b = (o for o in column if o != s)
+                if st[a] == FACE_UP and st[b] == FACE_UP and vals[a] == vals[b]:
+                    card = vals[a]
+                    old = vals[s] if st[s] == FACE_UP else self.mean
+                    self.gift_clear[card] = max(self.gift_clear.get(card, -1e9), old + 2 * card)
+
+    def gift(self, card: int) -> float:
+        if self.gift_max_old is None:
+            return 0.0
+        best = max(0.0, self.gift_max_old - card, self.gift_clear.get(card, 0.0))
+        return self.bot.gift * best
 
     def _going_out(self, final_hand: float) -> float:
         """Value adjustment for ending the round with an (expected) final hand."""
@@ -174,40 +179,33 @@ class _Context:
 
     # ------------------------------------------------------------ actions
     def place_value(self, slot: int, card: int) -> float:
-        values, status = self.values, self.status
-        old_status, old_value = status[slot], values[slot]
-        old = old_value if old_status == FACE_UP else self.mean
-        column = _COLUMNS[slot // 3]
-        others = [o for o in column if o != slot]
-        clears = all(status[o] == FACE_UP and values[o] == card for o in others)
-        reduction = old + 2 * card if clears else old - card
-        values[slot], status[slot] = card, FACE_UP
-        credit_after = 0.0 if clears else self._column_credit(values, status, column)
-        values[slot], status[slot] = old_value, old_status
-        value = reduction + credit_after - self.credit_before[slot // 3]
-        if old_status == HIDDEN:
+        others = self.others_up[slot]
+        old = self.old[slot]
+        if len(others) == 2 and others[0] == card and others[1] == card:  # completes the column
+            reduction = old + 2 * card
+            value = reduction - self.credit_before[slot // 3]
+        else:
+            reduction = old - card
+            value = reduction + self._credit([*others, card]) - self.credit_before[slot // 3]
+        status = self.status[slot]
+        if status == HIDDEN:
             value += self._reveal_consequences(self.my_hand - reduction)
-        elif old_status == FACE_UP:
-            value -= self.gift(old_value)
+        elif status == FACE_UP:
+            value -= self.gift(self.values[slot])
         return value
 
     def reveal_value(self, slot: int) -> float:
         """Turn `slot` after discarding the drawn card (the card's gift is charged by the caller)."""
-        values, status = self.values, self.status
-        column = _COLUMNS[slot // 3]
-        others = [o for o in column if o != slot]
+        others = self.others_up[slot]
         expected = 0.0
         credit_after = 0.0
-        if all(status[o] == FACE_UP for o in others) and values[others[0]] == values[others[1]]:
-            pair = values[others[0]]
+        if len(others) == 2 and others[0] == others[1]:
+            pair = others[0]
             expected = 3 * pair * self.p[pair - MIN_VALUE]
         else:
-            old_value = values[slot]
             for pv, x in zip(self.p, CARD_VALUES):
                 if pv:
-                    values[slot], status[slot] = x, FACE_UP
-                    credit_after += pv * self._column_credit(values, status, column)
-            values[slot], status[slot] = old_value, HIDDEN
+                    credit_after += pv * self._credit([*others, x])
         value = expected + credit_after - self.credit_before[slot // 3]
         return value + self._reveal_consequences(self.my_hand - expected)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agents.base import Policy
@@ -33,10 +34,14 @@ def make(name: str | Policy, **kwargs: Any) -> Policy:
             return name
         raise TypeError(f"expected a bot name or an object with act(view, legal_actions), got {type(name).__name__}")
     _load_builtins()
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(_REGISTRY))}")
-    factory, _ = _REGISTRY[name]
-    return factory(**kwargs)
+    if name in _REGISTRY:
+        factory, _ = _REGISTRY[name]
+        return factory(**kwargs)
+    if name.endswith(".zip") or "/" in name or Path(name).exists():
+        from agents.ppo_bot import PolicyBot
+
+        return PolicyBot(name, **kwargs)
+    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(_REGISTRY))}, or a path to a model .zip")
 
 
 _loaded = False
@@ -53,3 +58,14 @@ def _load_builtins() -> None:
 
     for bot in (RandomBot, GreedyBot, ExpertBot):
         register(bot.name, bot, bot.__doc__.splitlines()[0])
+    register("ppo", _shipped_ppo, "the shipped MaskablePPO agent for 2 players (agents/models/ppo_2p.zip)")
+
+
+def _shipped_ppo(**kwargs: Any) -> Policy:
+    from agents.ppo_bot import SHIPPED_MODEL, PolicyBot
+
+    if not SHIPPED_MODEL.exists():
+        raise FileNotFoundError(f"the shipped model is missing from this install: {SHIPPED_MODEL}")
+    bot = PolicyBot(SHIPPED_MODEL, **kwargs)
+    bot.name = "ppo"
+    return bot

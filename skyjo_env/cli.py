@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("skyjo_env.bench", "measure decisions per second of random legal play"),
     "demo": ("skyjo_env.demo", "play one random game through the engine and print it"),
     "eval": ("train.evaluate", "play seeded games between agents and report win rates"),
+    "train": ("train.ppo", "train a MaskablePPO agent from a YAML config"),
 }
 
 

@@ -126,7 +126,10 @@ def evaluate(
             records += _play_chunk(c)
             bar.update(len(c))
     else:
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        # fork is fastest, but forking a process that already runs torch's thread pools can hang
+        # the children; spawn then.
+        fork_safe = "fork" in mp.get_all_start_methods() and "torch" not in sys.modules
+        ctx = mp.get_context("fork" if fork_safe else "spawn")
         with ctx.Pool(workers, initializer=_init_worker, initargs=(agent_names, rules, seed)) as pool:
             for part in pool.imap_unordered(_play_chunk, chunks):
                 records += part

@@ -1,0 +1,304 @@
+"""`skyjo train --config configs/NAME.yaml [--field value ...]`, or `skyjo train --resume runs/RUN`.
+
+Trains sb3-contrib's MaskablePPO on the Gymnasium env against the config's opponent
+mix (bots and frozen past checkpoints). The run folder holds the resolved config,
+TensorBoard logs (tb/), checkpoints/ (resume points), pool/ (self-play snapshots),
+metrics.jsonl (periodic evaluations), best_model.zip, final_model.zip and the final
+evaluation report (eval.txt, eval.json, in `skyjo eval`'s format). Ctrl-C saves a
+checkpoint before it exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from train.config import ConfigError, TrainConfig, add_override_arguments, load_config, overrides_from_args
+
+LATEST = "latest.zip"
+STATE = "state.json"
+
+
+def make_env_factory(config: TrainConfig, pool_dir: Path, rank: int):
+    def _make():
+        from skyjo_env.gym_env import SkyjoEnv
+        from train.league import LeagueOpponent
+
+        opponents = [
+            LeagueOpponent(config.opponents, pool_dir, config.pool_size) for _ in range(config.num_players - 1)
+        ]
+        env = SkyjoEnv(
+            num_players=config.num_players,
+            opponents=opponents,
+            reward=config.reward,
+            episode=config.episode,
+            **config.rules,
+        )
+        from stable_baselines3.common.monitor import Monitor
+
+        env = Monitor(env)
+        env.reset(seed=config.seed * 1000 + rank)
+        return env
+
+    return _make
+
+
+def build_vec_env(config: TrainConfig, pool_dir: Path):
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    factories = [make_env_factory(config, pool_dir, i) for i in range(config.n_envs)]
+    if config.vec_env == "subproc" and config.n_envs > 1:
+        return SubprocVecEnv(factories, start_method="fork" if sys.platform != "win32" else "spawn")
+    return DummyVecEnv(factories)
+
+
+def new_model(config: TrainConfig, env, run_dir: Path):
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        max_grad_norm=config.max_grad_norm,
+        policy_kwargs={
+            "net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
+            "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation],
+        },
+        tensorboard_log=str(run_dir / "tb"),
+        seed=config.seed,
+        device=config.device,
+        verbose=0,
+    )
+
+
+class RunState:
+    """What a resume needs besides the model: schedules and the best evaluation so far."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        data = json.loads(path.read_text()) if path.exists() else {}
+        self.best_win_rate: float = data.get("best_win_rate", -1.0)
+        self.next_eval: int = data.get("next_eval", 0)
+        self.next_checkpoint: int = data.get("next_checkpoint", 0)
+        self.next_snapshot: int = data.get("next_snapshot", 0)
+        self.last_eval: dict[str, float] = data.get("last_eval", {})
+
+    def save(self, num_timesteps: int) -> None:
+        data = {
+            "num_timesteps": num_timesteps,
+            "best_win_rate": self.best_win_rate,
+            "next_eval": self.next_eval,
+            "next_checkpoint": self.next_checkpoint,
+            "next_snapshot": self.next_snapshot,
+            "last_eval": self.last_eval,
+        }
+        self.path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def evaluate_model(model_path: Path, config: TrainConfig, games: int, seed: int) -> dict[str, dict[str, Any]]:
+    """The model against each eval opponent: {opponent: skyjo eval report}."""
+    from train.evaluate import evaluate
+
+    rules = config.game_rules()
+    reports = {}
+    for opponent in config.eval_opponents:
+        agents = [str(model_path)] + [opponent] * (config.num_players - 1)
+        reports[opponent] = evaluate(agents, games, seed=seed, rules=rules, progress=False)
+    return reports
+
+
+def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: int):
+    from sb3_contrib import MaskablePPO  # noqa: F401  (torch import before tqdm starts)
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm import tqdm
+
+    class TrainingCallback(BaseCallback):
+        """Progress bar, checkpoints, self-play snapshots and periodic evaluation."""
+
+        def _on_training_start(self) -> None:
+            self.bar = tqdm(
+                total=total, initial=self.model.num_timesteps, unit="step", desc=config.name, dynamic_ncols=True
+            )
+            self.started = time.time()
+            self.start_steps = self.model.num_timesteps
+            if SELF_IN(config) and not any((run_dir / "pool").glob("*.zip")):
+                self._snapshot()
+
+        def _on_step(self) -> bool:
+            steps = self.model.num_timesteps
+            self.bar.update(steps - self.bar.n)
+            if steps >= state.next_snapshot and SELF_IN(config):
+                self._snapshot()
+            if steps >= state.next_checkpoint:
+                save_checkpoint(self.model, run_dir, state)
+                state.next_checkpoint = steps + config.checkpoint_every
+            if steps >= state.next_eval:
+                state.next_eval = steps + config.eval_every
+                self._evaluate()
+            return True
+
+        def _snapshot(self) -> None:
+            steps = self.model.num_timesteps
+            self.model.save(run_dir / "pool" / f"step{steps:012d}.zip")
+            state.next_snapshot = steps + max(1, config.snapshot_every)
+
+        def _evaluate(self) -> None:
+            steps = self.model.num_timesteps
+            path = run_dir / "checkpoints" / "eval_candidate.zip"
+            self.model.save(path)
+            reports = evaluate_model(path, config, config.eval_games, seed=config.seed + steps)
+            win_rates = {opp: r["results"][0]["win_rate"] for opp, r in reports.items()}
+            for opp, r in reports.items():
+                self.logger.record(f"eval/win_rate_vs_{opp}", r["results"][0]["win_rate"])
+                self.logger.record(f"eval/round_score_vs_{opp}", r["results"][0]["mean_round_score"])
+            ep_rewards = [e["r"] for e in self.model.ep_info_buffer]
+            record = {
+                "step": steps,
+                "time": time.time(),
+                "win_rate": win_rates,
+                "ep_rew_mean": sum(ep_rewards) / len(ep_rewards) if ep_rewards else None,
+            }
+            with open(run_dir / "metrics.jsonl", "a") as f:
+                f.write(json.dumps(record) + "\n")
+            state.last_eval = win_rates
+            best = win_rates[config.best_opponent]
+            if best > state.best_win_rate:
+                state.best_win_rate = best
+                path.replace(run_dir / "best_model.zip")
+            fps = (steps - self.start_steps) / max(1e-9, time.time() - self.started)
+            self.bar.set_postfix({"fps": f"{fps:.0f}", **{k: f"{v:.2f}" for k, v in win_rates.items()}})
+            self.logger.dump(steps)
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    return TrainingCallback()
+
+
+def SELF_IN(config: TrainConfig) -> bool:
+    return config.opponents.get("self", 0) > 0
+
+
+def save_checkpoint(model, run_dir: Path, state: RunState) -> None:
+    tmp = run_dir / "checkpoints" / "latest.tmp.zip"
+    model.save(tmp)
+    tmp.replace(run_dir / "checkpoints" / LATEST)
+    state.save(model.num_timesteps)
+
+
+def new_run_dir(config: TrainConfig) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}"
+    k = 1
+    while run_dir.exists():
+        k += 1
+        run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}-{k}"
+    for sub in ("checkpoints", "pool", "tb"):
+        (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(config.to_yaml())
+    return run_dir
+
+
+def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
+    """Train (or continue) the run in `run_dir`; return the path of the final model."""
+    from sb3_contrib import MaskablePPO
+
+    state = RunState(run_dir / "checkpoints" / STATE)
+    env = build_vec_env(config, run_dir / "pool")
+    latest = run_dir / "checkpoints" / LATEST
+    if resume:
+        if not latest.exists():
+            raise ConfigError(f"{run_dir} has no checkpoint to resume from ({latest} is missing)")
+        model = MaskablePPO.load(latest, env=env, device=config.device, tensorboard_log=str(run_dir / "tb"))
+        print(f"resuming {run_dir} at step {model.num_timesteps:,}")
+    else:
+        model = new_model(config, env, run_dir)
+    remaining = config.total_timesteps - model.num_timesteps
+    interrupted = False
+
+    def on_term(signum, frame):  # a polite stop (kill, end of session): behave like Ctrl-C
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        if remaining > 0:
+            callback = make_callback(config, run_dir, state, config.total_timesteps)
+            model.learn(remaining, callback=callback, reset_num_timesteps=not resume, tb_log_name="ppo")
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        save_checkpoint(model, run_dir, state)
+        try:
+            env.close()
+        except (BrokenPipeError, EOFError, ConnectionError):  # workers already stopped by the same signal
+            pass
+    if interrupted:
+        print(
+            f"\ninterrupted at step {model.num_timesteps:,}; checkpoint saved. Resume: skyjo train --resume {run_dir}"
+        )
+        raise KeyboardInterrupt
+    final = run_dir / "final_model.zip"
+    model.save(final)
+    if not (run_dir / "best_model.zip").exists():
+        model.save(run_dir / "best_model.zip")
+    final_report(config, run_dir)
+    return final
+
+
+def final_report(config: TrainConfig, run_dir: Path) -> None:
+    from train.evaluate import format_report
+
+    if config.final_eval_games < 1:
+        return
+    reports = evaluate_model(run_dir / "best_model.zip", config, config.final_eval_games, seed=10_000 + config.seed)
+    text = "\n\n".join(f"best_model vs {opp}\n{format_report(r)}" for opp, r in reports.items())
+    (run_dir / "eval.txt").write_text(text + "\n")
+    (run_dir / "eval.json").write_text(json.dumps(reports, indent=2) + "\n")
+    print(text)
+
+
+# ------------------------------------------------------------------ CLI
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--config", type=Path, help="YAML config (see configs/); fields not given keep their defaults")
+    source.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run in this folder")
+    add_override_arguments(parser)
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    from skyjo_env.cli import CommandError
+
+    try:
+        overrides = overrides_from_args(args)
+        if args.resume:
+            run_dir = args.resume
+            if not (run_dir / "config.yaml").exists():
+                raise ConfigError(f"{run_dir} is not a run folder (no config.yaml)")
+            config = load_config(run_dir / "config.yaml", overrides)
+            (run_dir / "config.yaml").write_text(config.to_yaml())
+        else:
+            config = load_config(args.config, overrides)
+            run_dir = new_run_dir(config)
+            print(f"run folder: {run_dir}")
+        train(config, run_dir, resume=bool(args.resume))
+    except ConfigError as e:
+        raise CommandError(str(e)) from None
+    except KeyboardInterrupt:
+        return 130
+    print(f"done: {run_dir}")
+    return 0
