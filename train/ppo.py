@@ -11,6 +11,7 @@ checkpoint before it exits.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -243,10 +244,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     finally:
         signal.signal(signal.SIGTERM, previous)
         save_checkpoint(model, run_dir, state)
-        try:
+        with contextlib.suppress(BrokenPipeError, EOFError, ConnectionError):  # workers stopped by the same signal
             env.close()
-        except (BrokenPipeError, EOFError, ConnectionError):  # workers already stopped by the same signal
-            pass
     if interrupted:
         print(
             f"\ninterrupted at step {model.num_timesteps:,}; checkpoint saved. Resume: skyjo train --resume {run_dir}"
