@@ -18,6 +18,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("skyjo_env.demo", "play one random game through the engine and print it"),
     "eval": ("train.evaluate", "play seeded games between agents and report win rates"),
     "train": ("train.ppo", "train a MaskablePPO agent from a YAML config"),
+    "plot": ("train.plot", "draw a training run's learning curve to a PNG"),
+    "play": ("skyjo_env.play", "play Skyjo in the terminal against bots or trained agents"),
 }
 
 
@@ -89,7 +91,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

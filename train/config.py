@@ -28,13 +28,16 @@ def _f(default: Any, help: str) -> Any:
 
 @dataclass
 class TrainConfig:
-    """MaskablePPO on the Gymnasium env against a league of bots and frozen past selves."""
+    """MaskablePPO on the Gymnasium env against a league of bots and frozen past selves.
+
+    The defaults are the quick-start recipe (configs/quickstart.yaml spells them out).
+    """
 
     name: str = _f("ppo", "run name; the run folder is <runs_dir>/<name>-<timestamp>")
     runs_dir: str = _f("runs", "where run folders are created")
-    total_timesteps: int = _f(200_000, "learner steps to train for (in total, across resumes)")
+    total_timesteps: int = _f(600_000, "learner steps to train for (in total, across resumes)")
     seed: int = _f(0, "seed of the model, the envs and the evaluations")
-    n_envs: int = _f(4, "parallel envs")
+    n_envs: int = _f(2, "parallel envs")
     vec_env: str = _f("subproc", "'subproc' (one process per env, across the cores) or 'dummy' (in-process)")
     device: str = _f("auto", "'cpu', 'cuda' or 'auto'")
     num_players: int = _f(2, "players at the table (2..8)")
@@ -42,12 +45,13 @@ class TrainConfig:
     reward: str = _f("relative", f"reward mode, one of {list(REWARD_MODES)}")
     episode: str = _f("game", f"episode length, one of {list(EPISODE_MODES)}")
     opponents: dict[str, float] = _f(
-        {"random": 1.0}, "opponent mix: bot name or model path -> weight; 'self' = the pool of frozen past checkpoints"
+        {"random": 0.5, "greedy": 0.5},
+        "opponent mix: bot name or model path -> weight; 'self' = the pool of frozen past checkpoints",
     )
     pool_size: int = _f(8, "most recent frozen checkpoints kept in the self-play pool")
-    snapshot_every: int = _f(100_000, "steps between snapshots added to the self-play pool")
+    snapshot_every: int = _f(200_000, "steps between snapshots added to the self-play pool")
     learning_rate: float = _f(3e-4, "Adam learning rate")
-    n_steps: int = _f(512, "steps per env per rollout")
+    n_steps: int = _f(1024, "steps per env per rollout")
     batch_size: int = _f(256, "minibatch size")
     n_epochs: int = _f(4, "optimisation epochs per rollout")
     gamma: float = _f(0.995, "discount factor")
@@ -56,13 +60,13 @@ class TrainConfig:
     ent_coef: float = _f(0.01, "entropy bonus")
     vf_coef: float = _f(0.5, "value loss weight")
     max_grad_norm: float = _f(0.5, "gradient clipping")
-    net_arch: list[int] = _f([256, 256], "hidden layer sizes of the policy and value networks")
+    net_arch: list[int] = _f([128, 128], "hidden layer sizes of the policy and value networks")
     activation: str = _f("tanh", "'tanh' or 'relu'")
-    eval_every: int = _f(50_000, "steps between evaluations against eval_opponents")
-    eval_games: int = _f(200, "games per opponent in each periodic evaluation")
-    eval_opponents: list[str] = _f(["random", "greedy", "expert"], "bots the agent is measured against")
+    eval_every: int = _f(200_000, "steps between evaluations against eval_opponents")
+    eval_games: int = _f(100, "games per opponent in each periodic evaluation")
+    eval_opponents: list[str] = _f(["random", "greedy"], "bots the agent is measured against")
     best_against: str = _f("", "the eval opponent whose win rate picks best_model.zip (default: the last one)")
-    checkpoint_every: int = _f(50_000, "steps between checkpoints (resume points)")
+    checkpoint_every: int = _f(100_000, "steps between checkpoints (resume points)")
     final_eval_games: int = _f(1000, "games per opponent in the final evaluation report")
 
     def __post_init__(self) -> None:
@@ -188,14 +192,15 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
         if text is None:
             continue
         hint = hints[f.name]
-        if hint is str:
-            out[f.name] = text
-            continue
+        flag = "--" + f.name.replace("_", "-")
         try:
-            value = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            raise ConfigError(f"--{f.name.replace('_', '-')}: cannot parse {text!r}: {e}") from None
-        if hint is float and isinstance(value, int):
-            value = float(value)
+            if hint is str:
+                value: Any = text
+            elif hint in (int, float):
+                value = hint(text)
+            else:
+                value = yaml.safe_load(text)
+        except (ValueError, yaml.YAMLError) as e:
+            raise ConfigError(f"{flag}: cannot read {text!r} as {getattr(hint, '__name__', 'YAML')}: {e}") from None
         out[f.name] = value
     return out

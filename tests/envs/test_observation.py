@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 import skyjo_env.aec
 import skyjo_env.gym_env
 import skyjo_env.observation
-from skyjo_env.engine import HIDDEN, Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.observation import decode, encode, encode_state, layout, observation_size, pieces
+from tests.helpers import shuffle_hidden_information
 
 
 def documented_pieces(doc: str, n: int) -> list[tuple[str, tuple[int, ...]]]:
@@ -66,18 +67,6 @@ def test_observation_is_within_the_declared_bounds():
             obs = encode_state(state, seat)
             assert obs.dtype == np.float32 and np.all(obs >= lay.low) and np.all(obs <= lay.high)
         apply_action(state, legal_actions(state)[len(state.discard_pile) % len(legal_actions(state))])
-
-
-def shuffle_hidden_information(state, rng: np.random.Generator):
-    """Swap the face-down cards among themselves and shuffle the draw pile: nothing public changes."""
-    other = state.copy()
-    slots = [(p, s) for p in range(state.num_players) for s in range(12) if state.status[p][s] == HIDDEN]
-    cards = [state.values[p][s] for p, s in slots] + list(state.draw_pile)
-    cards = [cards[i] for i in rng.permutation(len(cards))]
-    for (p, s), card in zip(slots, cards):
-        other.values[p][s] = card
-    other.draw_pile = cards[len(slots) :]
-    return other
 
 
 @settings(max_examples=40, deadline=None)

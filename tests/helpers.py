@@ -1,0 +1,33 @@
+"""Helpers shared by the test packages."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skyjo_env.engine import HIDDEN, GameState, Rules, apply_action, legal_actions, new_game
+
+
+def shuffle_hidden_information(state: GameState, rng: np.random.Generator) -> GameState:
+    """A copy with the face-down cards swapped among themselves and the draw pile shuffled."""
+    other = state.copy()
+    slots = [(p, s) for p in range(state.num_players) for s in range(12) if state.status[p][s] == HIDDEN]
+    cards = [state.values[p][s] for p, s in slots] + list(state.draw_pile)
+    cards = [cards[i] for i in rng.permutation(len(cards))]
+    for (p, s), card in zip(slots, cards):
+        other.values[p][s] = card
+    other.draw_pile = cards[len(slots) :]
+    return other
+
+
+def random_states(num_players: int, games: int, seed: int, every: int = 1):
+    """States met in random legal play (every `every`-th decision)."""
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        state = new_game(Rules(num_players=num_players), seed=seed * 1000 + g)
+        k = 0
+        while not state.is_finished:
+            if k % every == 0:
+                yield state
+            legal = legal_actions(state)
+            apply_action(state, legal[int(rng.integers(len(legal)))])
+            k += 1

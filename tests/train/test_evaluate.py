@@ -1,0 +1,95 @@
+"""`skyjo eval`: seat rotation, the JSON report, reproducibility and clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from skyjo_env.engine import Rules
+from train.evaluate import evaluate, play_game, wilson_interval
+
+
+def skyjo(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "skyjo_env", *args], capture_output=True, text=True, check=False)
+
+
+class SeatRecorder:
+    """Plays the first legal action and records the seats it was asked to play."""
+
+    def __init__(self):
+        self.name = "recorder"
+        self.seats = set()
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, view, legal_actions):
+        self.seats.add(view.seat)
+        return legal_actions[-1] if len(legal_actions) > 1 else legal_actions[0]
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_seats_rotate_so_that_each_agent_plays_each_seat(n):
+    bots = [SeatRecorder() for _ in range(n)]
+    for index in range(n):
+        for b in bots:
+            b.seats = set()
+        play_game(bots, [f"a{i}" for i in range(n)], Rules(num_players=n, max_turns_per_round=5), 0, index)
+        assert [b.seats for b in bots] == [{(i + index) % n} for i in range(n)]
+
+
+def test_wilson_interval():
+    lo, hi = wilson_interval(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+
+
+def test_evaluate_report_and_reproducibility():
+    a = evaluate(["greedy", "random"], 12, seed=5, workers=1, progress=False)
+    b = evaluate(["greedy", "random"], 12, seed=5, workers=2, progress=False)
+    assert a == b
+    assert a["agents"] == ["greedy", "random"] and a["games"] == 12 and a["seed"] == 5
+    assert [r["agent"] for r in a["results"]] == ["greedy", "random"]
+    assert sum(r["win_rate"] for r in a["results"]) == pytest.approx(1.0)
+    for r in a["results"]:
+        lo, hi = r["win_rate_ci95"]
+        assert lo <= r["win_rate"] <= hi
+        assert set(r) == {"agent", "win_rate", "win_rate_ci95", "mean_round_score", "mean_final_total"}
+    assert a["mean_rounds_per_game"] >= 1
+
+
+def test_the_same_agent_may_sit_twice():
+    report = evaluate(["random", "random", "greedy"], 6, workers=1, progress=False)
+    assert [r["agent"] for r in report["results"]] == ["random", "random", "greedy"]
+
+
+def test_cli_end_to_end_with_json(tmp_path):
+    out = tmp_path / "report.json"
+    done = skyjo("eval", "greedy", "random", "--games", "10", "--seed", "2", "--json", str(out), "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert "greedy" in done.stdout and "win rate" in done.stdout
+    report = json.loads(out.read_text())
+    assert set(report) >= {"agents", "games", "seed", "results", "mean_rounds_per_game"}
+    assert report["games"] == 10 and report["seed"] == 2 and len(report["results"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["eval", "greedy", "nobody", "--games", "5"], "unknown agent 'nobody'"),
+        (["eval", "greedy", "random", "--games", "0"], "games must be at least 1"),
+        (["eval", "greedy", "random", "--rules", "num_players=3"], "num_players=3 in --rules, but 2 seats"),
+        (["eval", "greedy", "random", "--rules", "colour=red"], "unknown rule option 'colour'"),
+        (["eval", "greedy", "random", "--rules", "target_score=-5"], "target_score must be an int >= 1"),
+        (["eval", "greedy"], "num_players must be 2..8, got 1"),
+        (["eval", "greedy", "/nonexistent/model.zip"], "model file not found"),
+    ],
+)
+def test_cli_bad_input_is_a_clear_error_not_a_traceback(args, message):
+    done = skyjo(*args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,148 @@
+"""`skyjo train` end to end on a tiny config: run folder, checkpoints, resume, models as bots."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import agents
+from agents.ppo_bot import ModelLoadError, PolicyBot
+from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine.view import seat_view
+
+TINY = {
+    "name": "tiny",
+    "total_timesteps": 512,
+    "n_envs": 2,
+    "n_steps": 128,
+    "batch_size": 64,
+    "n_epochs": 1,
+    "net_arch": [32, 32],
+    "eval_every": 256,
+    "eval_games": 6,
+    "eval_opponents": ["random", "greedy"],
+    "checkpoint_every": 256,
+    "snapshot_every": 256,
+    "opponents": {"random": 0.5, "self": 0.5},
+    "final_eval_games": 6,
+    "device": "cpu",
+}
+
+
+def skyjo(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "skyjo_env", *args], capture_output=True, text=True, check=False, cwd=cwd, timeout=600
+    )
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("train")
+    (root / "tiny.yaml").write_text(yaml.safe_dump({**TINY, "runs_dir": str(root / "runs")}))
+    done = skyjo("train", "--config", "tiny.yaml", cwd=root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run,) = (root / "runs").iterdir()
+    return run
+
+
+def test_a_run_folder_has_everything(tiny_run):
+    for name in ("config.yaml", "best_model.zip", "final_model.zip", "eval.txt", "eval.json", "metrics.jsonl"):
+        assert (tiny_run / name).is_file(), name
+    assert (tiny_run / "checkpoints" / "latest.zip").is_file()
+    assert list((tiny_run / "pool").glob("*.zip")), "self-play snapshots"
+    assert list((tiny_run / "tb").rglob("events.out.tfevents.*")), "TensorBoard events"
+    config = yaml.safe_load((tiny_run / "config.yaml").read_text())
+    assert config["total_timesteps"] == 512 and config["opponents"] == {"random": 0.5, "self": 0.5}
+    report = json.loads((tiny_run / "eval.json").read_text())
+    assert set(report) == {"random", "greedy"}
+    assert report["random"]["games"] == 6 and len(report["random"]["results"]) == 2
+    metrics = [json.loads(line) for line in (tiny_run / "metrics.jsonl").read_text().splitlines()]
+    assert metrics and set(metrics[0]["win_rate"]) == {"random", "greedy"}
+    state = json.loads((tiny_run / "checkpoints" / "state.json").read_text())
+    assert state["num_timesteps"] >= 512
+
+
+def test_resume_continues_from_the_checkpoint(tiny_run):
+    before = json.loads((tiny_run / "checkpoints" / "state.json").read_text())["num_timesteps"]
+    done = skyjo("train", "--resume", str(tiny_run), "--total-timesteps", "1024", cwd=tiny_run.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"resuming {tiny_run} at step {before:,}" in done.stdout
+    after = json.loads((tiny_run / "checkpoints" / "state.json").read_text())["num_timesteps"]
+    assert after >= 1024 > before
+    assert yaml.safe_load((tiny_run / "config.yaml").read_text())["total_timesteps"] == 1024
+
+
+def test_a_checkpoint_is_a_bot_that_plays_legal_moves(tiny_run):
+    bot = agents.make(str(tiny_run / "checkpoints" / "latest.zip"))
+    state = new_game(Rules(num_players=2), seed=0)
+    while not state.is_finished:
+        legal = legal_actions(state)
+        action = bot.act(seat_view(state, state.current_player), legal)
+        assert action in legal
+        apply_action(state, action)
+
+
+def test_plot_draws_the_learning_curve(tiny_run, tmp_path):
+    out = tmp_path / "curve.png"
+    done = skyjo("plot", str(tiny_run), "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_model_for_another_player_count_is_refused(tiny_run):
+    bot = PolicyBot(tiny_run / "best_model.zip")
+    assert bot.num_players == 2
+    state = new_game(Rules(num_players=3), seed=0)
+    with pytest.raises(ValueError, match="trained for 2 players; this game has 3"):
+        bot.act(seat_view(state, 0), legal_actions(state))
+
+
+def test_missing_truncated_and_foreign_model_files(tmp_path, tiny_run):
+    with pytest.raises(FileNotFoundError, match="model file not found"):
+        agents.make(str(tmp_path / "none.zip"))
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes((tiny_run / "best_model.zip").read_bytes()[:300])
+    with pytest.raises(ModelLoadError, match="not a model checkpoint"):
+        agents.make(str(truncated))
+    text = tmp_path / "notes.zip"
+    text.write_text("hello")
+    with pytest.raises(ModelLoadError, match="not a zip file"):
+        agents.make(str(text))
+
+
+def test_a_model_with_a_foreign_observation_is_refused(tmp_path):
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    class Foreign(gym.Env):
+        observation_space = gym.spaces.Box(0, 1, (10,), np.float32)
+        action_space = gym.spaces.Discrete(26)
+
+        def reset(self, *, seed=None, options=None):
+            return np.zeros(10, np.float32), {}
+
+        def step(self, action):
+            return np.zeros(10, np.float32), 0.0, True, False, {}
+
+        def action_masks(self):
+            return np.ones(26, bool)
+
+    path = tmp_path / "foreign.zip"
+    MaskablePPO("MlpPolicy", Foreign(), n_steps=8, batch_size=8, device="cpu").save(path)
+    with pytest.raises(ModelLoadError, match="no Skyjo observation"):
+        agents.make(str(path))
+
+
+def test_bad_training_config_is_a_clear_cli_error(tmp_path):
+    (tmp_path / "bad.yaml").write_text("total_timestep: 5\n")
+    done = skyjo("train", "--config", "bad.yaml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "unknown config key(s) ['total_timestep']" in done.stderr and "Traceback" not in done.stderr
+    done = skyjo("train", "--resume", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 2 and "is not a run folder" in done.stderr
