@@ -5,7 +5,7 @@
 | Import | `from skyjo_env import env` (wrapped) / `raw_env` (bare) |
 | Agents | `player_0` .. `player_{N-1}`, N = `num_players` (2..8) |
 | Actions | `Discrete(26)` (below) |
-| Observations | `{"observation": Box(float32, (208 N + 53,)), "action_mask": Box(int8, (26,))}` |
+| Observations | `{"observation": Box(float32, (220 N + 56,)), "action_mask": Box(int8, (26,))}` |
 | Parallel API | no (turn-based) |
 
 ## Actions
@@ -34,6 +34,10 @@ reveal is one decision. The mask is all zeros for agents that are not to act.
 | `final_lap` | (1,) | the final lap is on |
 | `visible_points` | (N,) | sum of face-up cards / 100 |
 | `totals` | (N,) | game totals / 100 |
+| `slot_values` | (N, 12) | each slot / 12: the card if face-up, the mean unseen card if face-down, 0 if removed |
+| `held_value` | (1,) | card in hand / 12 |
+| `discard_value` | (1,) | top discard / 12 |
+| `unseen_mean` | (1,) | mean unseen card / 12 |
 
 `skyjo_env.observation.decode(vector, N)` splits a vector into these pieces.
 

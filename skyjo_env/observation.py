@@ -18,8 +18,15 @@ the others clockwise. Sizes follow from the number of players N.
 | `final_lap` | (1,) | 1 during the final lap |
 | `visible_points` | (N,) | sum of each seat's face-up cards / 100 |
 | `totals` | (N,) | game totals / 100 |
+| `slot_values` | (N, 12) | each slot as a number / 12: the card if face-up, the mean unseen card if face-down, 0 if removed |
+| `held_value` | (1,) | the card in hand / 12 (0 if none) |
+| `discard_value` | (1,) | the top discard / 12 (0 if none) |
+| `unseen_mean` | (1,) | mean value of a card not visible now / 12 |
 
-Total size: 208 N + 53 (469 for 2 players).
+The last four pieces repeat what the one-hots say as plain numbers, so that a network
+can compare a card with a slot by a subtraction instead of learning every pair.
+
+Total size: 220 N + 56 (496 for 2 players).
 """
 
 from __future__ import annotations
@@ -60,10 +67,16 @@ def pieces(num_players: int) -> list[tuple[str, tuple[int, ...]]]:
         ("final_lap", (1,)),
         ("visible_points", (n,)),
         ("totals", (n,)),
+        ("slot_values", (n, NUM_SLOTS)),
+        ("held_value", (1,)),
+        ("discard_value", (1,)),
+        ("unseen_mean", (1,)),
     ]
 
 
 _SCORE_PIECES = ("visible_points", "totals")
+_VALUE_PIECES = ("slot_values", "held_value", "discard_value", "unseen_mean")
+VALUE_SCALE = 12.0
 _GAME_OVER = int(Phase.GAME_OVER)
 
 
@@ -92,6 +105,9 @@ def layout(num_players: int) -> Layout:
     for name in _SCORE_PIECES:
         a, b = offsets[name]
         low[a:b], high[a:b] = -SCORE_BOUND, SCORE_BOUND
+    for name in _VALUE_PIECES:
+        a, b = offsets[name]
+        low[a:b] = -1.0
     return Layout(num_players, offsets, shapes, start, low, high)
 
 
@@ -107,6 +123,9 @@ _PHASE_INDEX = {
 }
 _INV_DECK_COUNTS_LIST = [1.0 / c for c in _DECK_COUNTS.tolist()]
 _UNSCALE_FACTOR = 1.0 / SCORE_SCALE
+_VALUE_UNSCALE = 1.0 / VALUE_SCALE
+_VALUES_LIST = [MIN_VALUE + i for i in range(NUM_VALUES)]
+_DECK_TOTAL = sum(v * c for v, c in CARD_COUNTS.items())
 _UNSCALE = _UNSCALE_FACTOR.__mul__
 
 
@@ -145,6 +164,8 @@ def _encode(
     ones: list[int] = []
     counts = [0] * NUM_VALUES
     points: list[float] = []
+    slot_values: list[float] = []  # face-up value / 12; face-down: filled in below; removed: 0
+    hidden_at: list[int] = []
     hidden_code = HIDDEN_CODE + MIN_VALUE  # cell code of a face-down card, in value units
     for cells, values, status in zip(_cell_offsets(num_players), grid_values, grid_status):
         seat_points = 0
@@ -153,8 +174,12 @@ def _encode(
                 ones.append(base + v)
                 counts[v - MIN_VALUE] += 1
                 seat_points += v
+                slot_values.append(v * _VALUE_UNSCALE)
             else:
                 ones.append(base + hidden_code + (st >> 1))  # face-down 15, removed 16
+                if st == 0:
+                    hidden_at.append(len(slot_values))
+                slot_values.append(0.0)
         points.append(seat_points * _UNSCALE_FACTOR)
     for v in discard_pile:
         counts[v - MIN_VALUE] += 1
@@ -175,6 +200,18 @@ def _encode(
         tail[off["final_lap"]] = 1.0
     a = off["visible_counts"]
     tail[a : a + NUM_VALUES] = map(mul, counts, _INV_DECK_COUNTS_LIST)
+    unseen = DECK_SIZE - sum(counts)
+    unseen_mean = (_DECK_TOTAL - sum(map(mul, counts, _VALUES_LIST))) / unseen if unseen else 0.0
+    unseen_scaled = unseen_mean * _VALUE_UNSCALE
+    for i in hidden_at:
+        slot_values[i] = unseen_scaled
+    a = off["slot_values"]
+    tail[a : a + len(slot_values)] = slot_values
+    tail[off["unseen_mean"]] = unseen_scaled
+    if held_card is not None:
+        tail[off["held_value"]] = held_card * _VALUE_UNSCALE
+    if discard_pile:
+        tail[off["discard_value"]] = discard_pile[-1] * _VALUE_UNSCALE
     tail[off["draw_pile_size"]] = draw_pile_size / DECK_SIZE
     a = off["visible_points"]
     tail[a : a + num_players] = points

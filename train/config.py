@@ -65,7 +65,9 @@ class TrainConfig:
     eval_every: int = _f(200_000, "steps between evaluations against eval_opponents")
     eval_games: int = _f(100, "games per opponent in each periodic evaluation")
     eval_opponents: list[str] = _f(["random", "greedy"], "bots the agent is measured against")
-    best_against: str = _f("", "the eval opponent whose win rate picks best_model.zip (default: the last one)")
+    best_against: str = _f(
+        "", "the eval opponent whose win rate picks best_model.zip (default: the mean win rate over eval_opponents)"
+    )
     checkpoint_every: int = _f(100_000, "steps between checkpoints (resume points)")
     final_eval_games: int = _f(1000, "games per opponent in the final evaluation report")
 
@@ -101,9 +103,11 @@ class TrainConfig:
             raise ConfigError("set num_players at the top level of the config, not under rules")
         return Rules(num_players=self.num_players, **self.rules)
 
-    @property
-    def best_opponent(self) -> str:
-        return self.best_against or self.eval_opponents[-1]
+    def selection_score(self, win_rates: dict[str, float]) -> float:
+        """The number that picks best_model.zip among periodic evaluations."""
+        if self.best_against:
+            return win_rates[self.best_against]
+        return sum(win_rates[o] for o in self.eval_opponents) / len(self.eval_opponents)
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(asdict(self), sort_keys=False)

@@ -176,9 +176,9 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             with open(run_dir / "metrics.jsonl", "a") as f:
                 f.write(json.dumps(record) + "\n")
             state.last_eval = win_rates
-            best = win_rates[config.best_opponent]
-            if best > state.best_win_rate:
-                state.best_win_rate = best
+            score = config.selection_score(win_rates)
+            if score >= state.best_win_rate:  # ties go to the later, longer-trained model
+                state.best_win_rate = score
                 path.replace(run_dir / "best_model.zip")
             fps = (steps - self.start_steps) / max(1e-9, time.time() - self.started)
             self.bar.set_postfix({"fps": f"{fps:.0f}", **{k: f"{v:.2f}" for k, v in win_rates.items()}})

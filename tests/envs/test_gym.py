@@ -21,9 +21,9 @@ NEARLY_DONE = [[1, 2, 3, 4], [0, 0, 1, 1], [2, 2, 0, h(1)]]
 def test_make_by_module_id_and_by_plain_id():
     a = gymnasium.make("skyjo_env:Skyjo-v0", num_players=2, opponents=["random"])
     b = gymnasium.make("Skyjo-v0")
-    assert a.observation_space.shape == b.observation_space.shape == (469,)
+    assert a.observation_space.shape == b.observation_space.shape == (496,)
     obs, info = a.reset(seed=1)
-    assert obs.shape == (469,) and info["action_mask"].dtype == bool
+    assert obs.shape == (496,) and info["action_mask"].dtype == bool
 
 
 def test_gymnasium_check_env():

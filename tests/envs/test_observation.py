@@ -31,9 +31,9 @@ def test_doc_tables_match_the_declared_pieces(module, n):
 
 @pytest.mark.parametrize("n", [2, 3, 8])
 def test_documented_sizes_match_the_spaces(n):
-    size = 208 * n + 53
+    size = 220 * n + 56
     assert observation_size(n) == size
-    assert "208 N + 53" in skyjo_env.aec.__doc__ and "208 N + 53" in skyjo_env.gym_env.__doc__
+    assert "220 N + 56" in skyjo_env.aec.__doc__ and "220 N + 56" in skyjo_env.gym_env.__doc__
     raw = skyjo_env.raw_env(num_players=n)
     assert raw.observation_space("player_0")["observation"].shape == (size,)
     assert raw.action_space("player_0").n == 26
@@ -55,6 +55,19 @@ def test_decode_splits_the_vector_into_named_pieces():
         assert code == (state.values[1][slot] + 2 if status == 1 else 15 + status // 2)
     assert parts["to_play"].argmax() == (state.current_player - 1) % 3
     assert parts["totals"].tolist() == [t / 100 for t in state.totals[1:] + state.totals[:1]]
+    view = seat_view(state, 1)
+    from agents.counting import expected_unseen
+
+    mean = expected_unseen(view)
+    assert parts["unseen_mean"][0] == pytest.approx(mean / 12, rel=1e-5)
+    for rel in range(3):
+        for slot in range(12):
+            st = view.grid_status[rel][slot]
+            expected = view.grid_values[rel][slot] / 12 if st == 1 else (mean / 12 if st == 0 else 0.0)
+            assert parts["slot_values"][rel, slot] == pytest.approx(expected, rel=1e-5)
+    held = 0.0 if state.held_card is None else state.held_card / 12
+    assert parts["held_value"][0] == pytest.approx(held)
+    assert parts["discard_value"][0] == pytest.approx((state.discard_top or 0) / 12)
     with pytest.raises(ValueError, match="has shape"):
         decode(np.zeros(5), 3)
 
