@@ -73,17 +73,16 @@ def play_game(bots: list[Any], agent_names: list[str], rules: Rules, seed: int, 
 _worker: dict[str, Any] = {}
 
 
-def _init_worker(agent_names: list[str], rules: Rules, seed: int) -> None:
+def _play_chunk(job: tuple[list[str], Rules, int, list[int]]) -> list[GameRecord]:
+    """Play some games of a run; the bots are made once per process (an error reaches the caller)."""
     from agents import make
 
-    _worker["bots"] = [make(name) for name in agent_names]
-    _worker["names"] = agent_names
-    _worker["rules"] = rules
-    _worker["seed"] = seed
-
-
-def _play_chunk(indices: list[int]) -> list[GameRecord]:
-    return [play_game(_worker["bots"], _worker["names"], _worker["rules"], _worker["seed"], i) for i in indices]
+    agent_names, rules, seed, indices = job
+    key = (tuple(agent_names), rules)
+    if _worker.get("key") != key:
+        _worker["bots"] = [make(name) for name in agent_names]
+        _worker["key"] = key
+    return [play_game(_worker["bots"], agent_names, rules, seed, i) for i in indices]
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -120,18 +119,18 @@ def evaluate(
     chunks = [list(range(a, min(games, a + chunk))) for a in range(0, games, chunk)]
     records: list[GameRecord] = []
     bar = tqdm(total=games, desc="eval " + " vs ".join(agent_names), unit="game", disable=not progress, file=sys.stderr)
+    jobs = [(list(agent_names), rules, seed, c) for c in chunks]
     if workers == 1:
-        _init_worker(agent_names, rules, seed)
-        for c in chunks:
-            records += _play_chunk(c)
-            bar.update(len(c))
+        for job in jobs:
+            records += _play_chunk(job)
+            bar.update(len(job[3]))
     else:
         # fork is fastest, but forking a process that already runs torch's thread pools can hang
         # the children; spawn then.
         fork_safe = "fork" in mp.get_all_start_methods() and "torch" not in sys.modules
         ctx = mp.get_context("fork" if fork_safe else "spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(agent_names, rules, seed)) as pool:
-            for part in pool.imap_unordered(_play_chunk, chunks):
+        with ctx.Pool(workers) as pool:
+            for part in pool.imap_unordered(_play_chunk, jobs):
                 records += part
                 bar.update(len(part))
     bar.close()
