@@ -246,13 +246,13 @@ def encode_state(state: GameState, seat: int) -> np.ndarray:
     Reads face-down values never: `_encode` looks at a value only where the slot is face-up.
     """
     n = state.rules.num_players
-    order = _orders(n)[seat]
     finished = state.phase == _GAME_OVER or state.is_truncated
     ender = state.round_ender
+    values, status, totals = state.values, state.status, state.totals
     return _encode(
         n,
-        [state.values[p] for p in order],
-        [state.status[p] for p in order],
+        values[seat:] + values[:seat],  # relative order: me first, then clockwise
+        status[seat:] + status[:seat],
         state.discard_pile,
         state.held_card,
         state.held_from,
@@ -260,13 +260,8 @@ def encode_state(state: GameState, seat: int) -> np.ndarray:
         None if finished else (state.current_player - seat) % n,
         len(state.draw_pile),
         None if ender is None or finished else (ender - seat) % n,
-        [state.totals[p] for p in order],
+        totals[seat:] + totals[:seat],
     )
-
-
-@cache
-def _orders(num_players: int) -> list[list[int]]:
-    return [[(seat + k) % num_players for k in range(num_players)] for seat in range(num_players)]
 
 
 def decode(vector: np.ndarray, num_players: int) -> dict[str, np.ndarray]:

@@ -146,3 +146,31 @@ def test_bad_training_config_is_a_clear_cli_error(tmp_path):
     assert "unknown config key(s) ['total_timestep']" in done.stderr and "Traceback" not in done.stderr
     done = skyjo("train", "--resume", str(tmp_path), cwd=tmp_path)
     assert done.returncode == 2 and "is not a run folder" in done.stderr
+
+
+def test_ctrl_c_saves_a_checkpoint_that_resumes(tmp_path):
+    import os
+    import signal
+    import time
+
+    config = {**TINY, "total_timesteps": 10**7, "eval_every": 10**7, "checkpoint_every": 10**7, "runs_dir": "runs"}
+    (tmp_path / "long.yaml").write_text(yaml.safe_dump(config))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skyjo_env", "train", "--config", "long.yaml"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.time() + 240
+    while time.time() < deadline and not list((tmp_path / "runs").glob("*/tb/*/events.out.tfevents.*")):
+        time.sleep(0.5)
+    time.sleep(3)  # let it train a little
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "checkpoint saved. Resume: skyjo train --resume" in out
+    (run,) = (tmp_path / "runs").iterdir()
+    steps = json.loads((run / "checkpoints" / "state.json").read_text())["num_timesteps"]
+    assert steps > 0 and (run / "checkpoints" / "latest.zip").exists()
