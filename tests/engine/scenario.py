@@ -34,6 +34,16 @@ def hidden(value: int) -> tuple[str, int]:
     return (H, value)
 
 
+#: Rows of a grid with every card face-down (values 1..12, 78 points).
+ALL_HIDDEN = [
+    [hidden(1), hidden(2), hidden(3), hidden(4)],
+    [hidden(5), hidden(6), hidden(7), hidden(8)],
+    [hidden(9), hidden(10), hidden(11), hidden(12)],
+]
+#: Rows of a grid with one face-down card left (c3r2, a 1): 17 points once turned.
+NEARLY_DONE = [[1, 2, 3, 4], [0, 0, 1, 1], [2, 2, 0, hidden(1)]]
+
+
 def scenario(
     grids: list[tuple[list[int | None], list[bool]]],
     *,

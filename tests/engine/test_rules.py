@@ -21,12 +21,11 @@ from skyjo_env.engine import (
     new_game,
 )
 from skyjo_env.engine.actions import place, reveal
-from tests.engine.scenario import all_cards, grid, hidden, scenario
+from tests.engine.scenario import ALL_HIDDEN, all_cards, grid, hidden, scenario
 
 h = hidden
 
 # A grid with everything face-down except what a test needs.
-ALL_HIDDEN = [[h(1), h(2), h(3), h(4)], [h(5), h(6), h(7), h(8)], [h(9), h(10), h(11), h(12)]]
 
 
 # ---------------------------------------------------------------- cards

@@ -10,11 +10,9 @@ from pettingzoo.test import api_test, render_test, seed_test
 import skyjo_env
 from skyjo_env.engine import DRAW, TAKE_DISCARD, IllegalActionError, Rules
 from skyjo_env.engine.actions import reveal
-from tests.engine.scenario import grid, hidden, scenario
+from tests.engine.scenario import ALL_HIDDEN, NEARLY_DONE, grid, hidden, scenario
 
 h = hidden
-ALL_HIDDEN = [[h(1), h(2), h(3), h(4)], [h(5), h(6), h(7), h(8)], [h(9), h(10), h(11), h(12)]]
-NEARLY_DONE = [[1, 2, 3, 4], [0, 0, 1, 1], [2, 2, 0, h(1)]]  # 17 points, one card face-down
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 8])

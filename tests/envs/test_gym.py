@@ -11,11 +11,9 @@ import skyjo_env  # noqa: F401  (registers Skyjo-v0)
 from skyjo_env.engine import DRAW
 from skyjo_env.engine.actions import reveal
 from skyjo_env.gym_env import SkyjoEnv
-from tests.engine.scenario import grid, hidden, scenario
+from tests.engine.scenario import ALL_HIDDEN, NEARLY_DONE, grid, hidden, scenario
 
 h = hidden
-ALL_HIDDEN = [[h(1), h(2), h(3), h(4)], [h(5), h(6), h(7), h(8)], [h(9), h(10), h(11), h(12)]]
-NEARLY_DONE = [[1, 2, 3, 4], [0, 0, 1, 1], [2, 2, 0, h(1)]]
 
 
 def test_make_by_module_id_and_by_plain_id():
