@@ -29,7 +29,7 @@ from skyjo_env.engine import (
     parse_slot_name,
     slot_name,
 )
-from skyjo_env.engine.render import cell, seat_name
+from skyjo_env.engine.render import cell, render_grid, seat_name
 from skyjo_env.engine.state import FACE_UP, REMOVED
 from skyjo_env.engine.view import seat_view
 
@@ -107,6 +107,13 @@ def _colour(value: int) -> str:
     return "bold red"
 
 
+def _rich_cell(value: int, status: int) -> str:
+    text = cell(value, status)
+    if status == FACE_UP:
+        return f"[{_colour(value)}]{text}[/]"
+    return text if status == REMOVED else f"[dim]{text}[/dim]"
+
+
 def table_lines(state: GameState, you: int, rich: bool) -> list[str]:
     n = state.num_players
     lines = []
@@ -119,18 +126,8 @@ def table_lines(state: GameState, you: int, rich: bool) -> list[str]:
         label = f"{seat_name(seat)}{' (you)' if seat == you else ''}"
         turn = "  <- to play" if seat == state.current_player and not state.is_finished else ""
         lines.append(f"{label}   game total {state.totals[seat]}   visible {state.visible_score(seat)}{turn}")
-        lines.append("       " + "   ".join(f"c{c}" for c in range(NUM_COLUMNS)))
-        for row in range(3):
-            cells = []
-            for c in range(NUM_COLUMNS):
-                slot = 3 * c + row
-                text = cell(state.values[seat][slot], state.status[seat][slot])
-                if rich and state.status[seat][slot] == FACE_UP:
-                    text = f"[{_colour(state.values[seat][slot])}]{text}[/]"
-                elif rich and state.status[seat][slot] != REMOVED:
-                    text = f"[dim]{text}[/dim]"
-                cells.append(text)
-            lines.append(f"   r{row}  " + "   ".join(cells))
+        fmt = _rich_cell if rich else cell
+        lines.extend("  " + line for line in render_grid(state.values[seat], state.status[seat], fmt))
     top = state.discard_top
     lines.append(f"Discard pile: {top if top is not None else '-'}   Draw pile: {len(state.draw_pile)} cards")
     if state.held_card is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from skyjo_env.engine.actions import NUM_COLUMNS, NUM_ROWS
 from skyjo_env.engine.state import FACE_UP, FROM_DISCARD, REMOVED, GameState, Phase
 
@@ -26,11 +28,11 @@ def cell(value: int, status: int) -> str:
     return "##"
 
 
-def render_grid(values: list[int], status: list[int]) -> list[str]:
-    """The 3 rows x 4 columns of one grid, with a column header."""
+def render_grid(values: list[int], status: list[int], fmt: Callable[[int, int], str] = cell) -> list[str]:
+    """The 3 rows x 4 columns of one grid, with a column header; `fmt(value, status)` draws a slot."""
     lines = ["     " + "  ".join(f"c{c} " for c in range(NUM_COLUMNS))]
     for row in range(NUM_ROWS):
-        cells = [cell(values[3 * c + row], status[3 * c + row]) for c in range(NUM_COLUMNS)]
+        cells = [fmt(values[3 * c + row], status[3 * c + row]) for c in range(NUM_COLUMNS)]
         lines.append(f" r{row}  " + "   ".join(cells))
     return lines
 
