@@ -16,6 +16,7 @@ from skyjo_env.engine import (
     Rules,
     action_mask,
     apply_action,
+    apply_doubling,
     full_deck,
     legal_actions,
     new_game,
@@ -315,6 +316,21 @@ def test_doubling_the_seed_example_a10_b24_c10_gives_a_20():
     assert state.last_round.raw_scores == [10, 24, 10]
     assert state.last_round.scores == [20, 24, 10] and state.last_round.ender_doubled
     assert state.totals == [20, 24, 10]
+
+
+@pytest.mark.parametrize(
+    ("raw", "ender", "expected"),
+    [
+        ([10, 24, 10], 0, [20, 24, 10]),  # not strictly lowest (a tie): doubled
+        ([10, 11], 0, [10, 11]),  # strictly lowest: kept
+        ([-3, -5], 0, [-3, -5]),  # not lowest, but negative: never doubled
+        ([0, -1], 0, [0, -1]),  # not lowest, but zero: never doubled
+        ([12, 5], 0, [24, 5]),  # plainly higher and positive: doubled
+        ([5, 12, 9], 2, [5, 12, 18]),  # any seat can be the ender
+    ],
+)
+def test_doubling_cases_of_rules_md(raw, ender, expected):
+    assert apply_doubling(raw, ender) == expected
 
 
 # ---------------------------------------------------------------- game end over rounds
