@@ -70,6 +70,9 @@ class TrainConfig:
     )
     checkpoint_every: int = _f(100_000, "steps between checkpoints (resume points)")
     final_eval_games: int = _f(1000, "games per opponent in the final evaluation report")
+    init_model: str = _f(
+        "", "start a new run from this model .zip's weights (same network shape) instead of random ones"
+    )
 
     def __post_init__(self) -> None:
         def require(ok: bool, message: str) -> None:
@@ -93,6 +96,10 @@ class TrainConfig:
             f"best_against must be one of eval_opponents {self.eval_opponents}, got {self.best_against!r}",
         )
         require(bool(self.eval_opponents), "eval_opponents must name at least one bot")
+        require(
+            self.init_model == "" or Path(self.init_model).is_file(),
+            f"init_model {self.init_model!r} is not a file",
+        )
         try:
             self.game_rules()
         except (TypeError, ValueError) as e:

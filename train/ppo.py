@@ -228,6 +228,12 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         print(f"resuming {run_dir} at step {model.num_timesteps:,}")
     else:
         model = new_model(config, env, run_dir)
+        if config.init_model:
+            try:
+                model.set_parameters(config.init_model, exact_match=True, device=model.device)
+            except (ValueError, RuntimeError, KeyError) as e:
+                raise ConfigError(f"init_model {config.init_model} does not fit this config's network: {e}") from None
+            print(f"starting from the weights of {config.init_model}")
     remaining = config.total_timesteps - model.num_timesteps
     interrupted = False
 

@@ -78,6 +78,19 @@ def test_resume_continues_from_the_checkpoint(tiny_run):
     assert yaml.safe_load((tiny_run / "config.yaml").read_text())["total_timesteps"] == 1024
 
 
+def test_a_new_run_can_start_from_a_models_weights(tiny_run, tmp_path):
+    config = {**TINY, "total_timesteps": 256, "final_eval_games": 2, "eval_games": 2, "opponents": {"random": 1.0}}
+    config.update(runs_dir=str(tmp_path / "runs"), init_model=str(tiny_run / "final_model.zip"))
+    (tmp_path / "warm.yaml").write_text(yaml.safe_dump(config))
+    done = skyjo("train", "--config", "warm.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"starting from the weights of {tiny_run / 'final_model.zip'}" in done.stdout
+    config.update(net_arch=[16])
+    (tmp_path / "wrong.yaml").write_text(yaml.safe_dump(config))
+    done = skyjo("train", "--config", "wrong.yaml", cwd=tmp_path)
+    assert done.returncode == 2 and "does not fit this config's network" in done.stderr
+
+
 def test_a_checkpoint_is_a_bot_that_plays_legal_moves(tiny_run):
     bot = agents.make(str(tiny_run / "checkpoints" / "latest.zip"))
     state = new_game(Rules(num_players=2), seed=0)
