@@ -123,3 +123,28 @@ def test_bots_play_through_the_aec_env():
         legal = np.flatnonzero(obs["action_mask"]).tolist()
         env.step(bots[agent].act(env.unwrapped.seat_view(agent), legal))
     assert env.unwrapped.game.is_game_over
+
+
+def test_the_shipped_ppo_model_loads_and_plays_legal_moves():
+    bot = agents.make("ppo")
+    assert bot.name == "ppo" and bot.num_players == 2
+    expert = agents.make("expert")
+    state = new_game(Rules(num_players=2), seed=5)
+    players = [bot, expert]
+    while not state.is_finished:
+        seat = state.current_player
+        legal = legal_actions(state)
+        action = players[seat].act(seat_view(state, seat), legal)
+        assert action in legal
+        apply_action(state, action)
+    assert state.is_game_over
+
+
+def test_the_shipped_ppo_model_is_an_opponent_in_the_gym_env():
+    env = SkyjoEnv(num_players=2, opponents=["ppo"])
+    _, info = env.reset(seed=3)
+    done = False
+    while not done:
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = term or trunc
+    assert env.game.is_game_over or env.game.is_truncated
