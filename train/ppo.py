@@ -136,13 +136,13 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             )
             self.started = time.time()
             self.start_steps = self.model.num_timesteps
-            if SELF_IN(config) and not any((run_dir / "pool").glob("*.zip")):
+            if uses_self_play(config) and not any((run_dir / "pool").glob("*.zip")):
                 self._snapshot()
 
         def _on_step(self) -> bool:
             steps = self.model.num_timesteps
             self.bar.update(steps - self.bar.n)
-            if steps >= state.next_snapshot and SELF_IN(config):
+            if steps >= state.next_snapshot and uses_self_play(config):
                 self._snapshot()
             if steps >= state.next_checkpoint:
                 save_checkpoint(self.model, run_dir, state)
@@ -190,7 +190,8 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
     return TrainingCallback()
 
 
-def SELF_IN(config: TrainConfig) -> bool:
+def uses_self_play(config: TrainConfig) -> bool:
+    """The opponent mix includes frozen past checkpoints."""
     return config.opponents.get("self", 0) > 0
 
 
