@@ -31,3 +31,12 @@ def random_states(num_players: int, games: int, seed: int, every: int = 1):
             legal = legal_actions(state)
             apply_action(state, legal[int(rng.integers(len(legal)))])
             k += 1
+
+
+def play_gym_episode(env, seed: int, pick=lambda legal: legal[0]) -> None:
+    """Play one episode of the Gymnasium env, choosing `pick(legal actions)` every step."""
+    _, info = env.reset(seed=seed)
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = env.step(int(pick(np.flatnonzero(info["action_mask"]))))
+        done = terminated or truncated

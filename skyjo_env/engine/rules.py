@@ -168,7 +168,7 @@ def legal_actions(state: GameState) -> list[int]:
     if state.is_truncated:
         return []
     if phase == _CHOOSE:
-        return [DRAW, TAKE_DISCARD] if (state.draw_pile or len(state.discard_pile) >= 2) else [TAKE_DISCARD]
+        return [DRAW, TAKE_DISCARD] if can_draw(state) else [TAKE_DISCARD]
     status = state.status[state.current_player]
     if phase == _DRAWN:
         return [s for s in range(NUM_SLOTS) if status[s] != REMOVED] + [

@@ -11,7 +11,7 @@ from agents.counting import expected_unseen, unseen_counts
 from skyjo_env.engine import DECK_MEAN, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.gym_env import SkyjoEnv
-from tests.helpers import random_states, shuffle_hidden_information
+from tests.helpers import play_gym_episode, random_states, shuffle_hidden_information
 
 BOTS = ["random", "greedy", "expert"]
 
@@ -101,11 +101,7 @@ def test_random_bot_is_seeded():
 @pytest.mark.parametrize("opponent", BOTS)
 def test_bots_play_inside_the_gym_env(opponent):
     env = SkyjoEnv(num_players=3, opponents=[opponent])
-    _, info = env.reset(seed=0)
-    done = False
-    while not done:
-        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
-        done = term or trunc
+    play_gym_episode(env, seed=0)
     assert env.game.is_game_over or env.game.is_truncated
 
 
@@ -142,9 +138,5 @@ def test_the_shipped_ppo_model_loads_and_plays_legal_moves():
 
 def test_the_shipped_ppo_model_is_an_opponent_in_the_gym_env():
     env = SkyjoEnv(num_players=2, opponents=["ppo"])
-    _, info = env.reset(seed=3)
-    done = False
-    while not done:
-        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
-        done = term or trunc
+    play_gym_episode(env, seed=3)
     assert env.game.is_game_over or env.game.is_truncated
