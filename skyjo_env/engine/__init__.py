@@ -2,11 +2,13 @@
 
 Quick use::
 
+    import numpy as np
     from skyjo_env.engine import Rules, new_game, legal_actions, apply_action
 
+    rng = np.random.default_rng(0)
     state = new_game(Rules(num_players=3), seed=7)
     while not state.is_finished:
-        state = apply_action(state, legal_actions(state)[0])   # mutates and returns state
+        state = apply_action(state, int(rng.choice(legal_actions(state))))   # mutates and returns state
     print(state.totals, state.winners)
 
 Public names:
