@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from skyjo_env.engine.view import SeatView
-from skyjo_env.observation import encode, observation_size
+from skyjo_env.observation import Encoder, encode, observation_size
 
 SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_2p.zip"
 
@@ -40,6 +40,7 @@ class PolicyBot:
         self.layers = layers
         self.activation = activation
         self.num_players = num_players
+        self._encoder = Encoder(num_players)  # remembers this bot's last view: re-encodes only what changed
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -57,7 +58,7 @@ class PolicyBot:
             raise ValueError(
                 f"model {self.path} was trained for {self.num_players} players; this game has {view.rules.num_players}"
             )
-        logits = self.action_logits(encode(view))
+        logits = self.action_logits(encode(view, self._encoder))
         legal = np.asarray(legal_actions)
         legal_logits = logits[legal]
         if self.deterministic:

@@ -78,9 +78,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from skyjo_env.engine import NUM_ACTIONS, Rules, apply_action, legal_actions, new_game, render
+from skyjo_env.engine import NUM_ACTIONS, Rules, action_mask, apply_action, legal_actions, new_game, render
 from skyjo_env.engine.view import SeatView, seat_view
-from skyjo_env.observation import encode_state, layout
+from skyjo_env.observation import Encoder, encode_state, layout
 from skyjo_env.rewards import check_modes, episode_over, step_rewards
 
 
@@ -124,6 +124,7 @@ class raw_env(AECEnv, EzPickle):
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._np_random: np.random.Generator | None = None
+        self._encoder = Encoder(num_players)
         self.game = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -151,10 +152,11 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if agent == self.agent_selection and not self.terminations[agent] and not self.truncations[agent]:
-            mask[legal_actions(game)] = 1
-        return {"observation": encode_state(game, self._seat[agent]), "action_mask": mask}
+            mask = action_mask(game, np.int8)
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": encode_state(game, self._seat[agent], self._encoder), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

@@ -50,9 +50,18 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from skyjo_env.engine import NUM_ACTIONS, Rules, apply_action, legal_actions, new_game, render
+from skyjo_env.engine import (
+    NUM_ACTIONS,
+    IllegalActionError,
+    Rules,
+    action_mask,
+    apply_action,
+    legal_actions,
+    new_game,
+    render,
+)
 from skyjo_env.engine.view import seat_view
-from skyjo_env.observation import encode_state, layout
+from skyjo_env.observation import Encoder, encode_state, layout
 from skyjo_env.rewards import check_modes, episode_over, step_rewards
 
 
@@ -87,6 +96,7 @@ class SkyjoEnv(gym.Env):
         lay = layout(num_players)
         self.observation_space = spaces.Box(low=lay.low, high=lay.high, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._encoder = Encoder(num_players)
         self.game = None
         self.learner_seat = 0
         self._done = True
@@ -111,12 +121,13 @@ class SkyjoEnv(gym.Env):
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
         game = self.game
-        if not (isinstance(action, (int, np.integer)) and int(action) in legal_actions(game)):
+        try:
+            apply_action(game, action)  # checks the action (type and legality) before it changes anything
+        except IllegalActionError:
             self._done = True
             info = self._info()
             info["illegal_action"] = action
             return self._observation(), self.illegal_reward, True, False, info
-        apply_action(game, int(action))
         reward = self._reward_of_last_action()
         terminated = episode_over(game, self.episode)
         truncated = game.is_truncated
@@ -131,10 +142,9 @@ class SkyjoEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions (all False once the episode is over)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if not self._done:
-            mask[legal_actions(self.game)] = True
-        return mask
+        if self._done:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return action_mask(self.game)
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -169,7 +179,7 @@ class SkyjoEnv(gym.Env):
         return reward
 
     def _observation(self) -> np.ndarray:
-        return encode_state(self.game, self.learner_seat)
+        return encode_state(self.game, self.learner_seat, self._encoder)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "learner_seat": self.learner_seat}

@@ -27,20 +27,28 @@ The last four pieces repeat what the one-hots say as plain numbers, so that a ne
 can compare a card with a slot by a subtraction instead of learning every pair.
 
 Total size: 220 N + 56 (496 for 2 players).
+
+`encode(view)` and `encode_state(state, seat)` build the vector; an env keeps its own
+`Encoder`, which rewrites only the entries that changed since its previous call (the
+same vector as a fresh one, in about half the time).
 """
 
 from __future__ import annotations
 
+import struct
+import threading
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from operator import mul
+from itertools import compress
+from operator import add, mul, ne, or_
 
 import numpy as np
 
 from skyjo_env.engine.actions import NUM_SLOTS
 from skyjo_env.engine.cards import CARD_COUNTS, DECK_SIZE, MIN_VALUE, NUM_VALUES
-from skyjo_env.engine.state import FACE_UP, GameState, Phase
+from skyjo_env.engine.state import FACE_UP, HIDDEN, GameState, Phase
 from skyjo_env.engine.view import SeatView
 
 CELL_CODES = NUM_VALUES + 2  # 15 face-up values, face-down, removed
@@ -124,109 +132,238 @@ _PHASE_INDEX = {
 _INV_DECK_COUNTS_LIST = [1.0 / c for c in _DECK_COUNTS.tolist()]
 _UNSCALE_FACTOR = 1.0 / SCORE_SCALE
 _VALUE_UNSCALE = 1.0 / VALUE_SCALE
-_VALUES_LIST = [MIN_VALUE + i for i in range(NUM_VALUES)]
 _DECK_TOTAL = sum(v * c for v, c in CARD_COUNTS.items())
 _UNSCALE = _UNSCALE_FACTOR.__mul__
+_GRID_BLOCK = NUM_SLOTS * CELL_CODES  # one seat's part of "grids"
+_HIDDEN_OR_REMOVED = HIDDEN_CODE + MIN_VALUE  # + (status >> 1), + base: the face-down / removed code
+_UNKNOWN_GRID = (None,) * NUM_SLOTS  # an encoder's memory of a grid it has not seen
+# Pieces indexed by seat first: a relative seat r of observer s is the absolute seat (s + r) % N.
+_SEAT_PIECES = ("grids", "to_play", "round_ender", "visible_points", "totals", "slot_values")
 
 
 @cache
-def _tail_offsets(num_players: int) -> dict[str, int]:
-    """Start of each piece after "grids", relative to the end of "grids"."""
+def _gather_indices(num_players: int) -> tuple[np.ndarray | None, ...]:
+    """Per observer seat s: `obs_s = abs_obs[idx[s]]`, where abs_obs lists the seats in absolute order
+    (the observation of seat 0). None for seat 0, whose observation is abs_obs itself."""
     lay = layout(num_players)
-    grids_end = lay.offsets["grids"][1]
-    return {name: a - grids_end for name, (a, _) in lay.offsets.items() if name != "grids"}
+    result: list[np.ndarray | None] = [None]
+    for s in range(1, num_players):
+        idx = np.arange(lay.size, dtype=np.intp)
+        for name in _SEAT_PIECES:
+            a, b = lay.offsets[name]
+            per_seat = (b - a) // num_players
+            rotated = np.roll(np.arange(a, b).reshape(num_players, per_seat), -s, axis=0)
+            idx[a:b] = rotated.ravel()
+        result.append(idx)
+    return tuple(result)
 
 
-@cache
-def _cell_offsets(num_players: int) -> list[list[int]]:
-    """Vector index of code 0 of each (relative seat, slot), shifted so that a card value indexes directly."""
-    return [[(p * NUM_SLOTS + slot) * CELL_CODES - MIN_VALUE for slot in range(NUM_SLOTS)] for p in range(num_players)]
+class Encoder:
+    """Turns a game into any seat's observation vector; the only encoder (every path goes through it).
 
+    It remembers what it encoded last (each slot of each grid, the discard pile) and
+    rewrites only what changed: a decision changes one to three slots at most, so an env
+    that keeps one `Encoder` pays a few microseconds per observation. The memory is
+    checked by value, never by identity: whatever states it is given, in any order, the
+    vector is the one a fresh encoder builds (the tests check this over random play).
+    Not thread-safe: use one per env or thread.
+    """
 
-def _encode(
-    num_players: int,
-    grid_values: Sequence[Sequence[int]],
-    grid_status: Sequence[Sequence[int]],
-    discard_pile: Sequence[int],
-    held_card: int | None,
-    held_from: int,
-    phase: int,
-    to_play: int | None,
-    draw_pile_size: int,
-    round_ender: int | None,
-    totals: Sequence[int],
-) -> np.ndarray:
-    """The one encoder. Grids are in relative order; a value is read only where its status is FACE_UP."""
-    lay = layout(num_players)
-    tail_start = lay.offsets["discard_top"][0]  # every piece after "grids" is written via `tail`
-    off = _tail_offsets(num_players)
-    tail = [0.0] * (lay.size - tail_start)
-    ones: list[int] = []
-    counts = [0] * NUM_VALUES
-    points: list[float] = []
-    slot_values: list[float] = []  # face-up value / 12; face-down: filled in below; removed: 0
-    hidden_at: list[int] = []
-    hidden_code = HIDDEN_CODE + MIN_VALUE  # cell code of a face-down card, in value units
-    for cells, values, status in zip(_cell_offsets(num_players), grid_values, grid_status):
-        seat_points = 0
-        for base, v, st in zip(cells, values, status):
+    def __reduce__(self) -> tuple[type, tuple[int]]:
+        return Encoder, (self.num_players,)  # a copy starts with no memory (the memory is only a cache)
+
+    def __init__(self, num_players: int) -> None:
+        lay = layout(num_players)
+        n = self.num_players = num_players
+        self._gather = _gather_indices(num_players)
+        # The observation in absolute seat order: written through `_cells` (a C float array, whose
+        # item writes cost a third of a numpy array's), read through `_abs` (a numpy view of it).
+        self._cells = array("f", bytes(4 * lay.size))
+        self._abs = np.frombuffer(self._cells, dtype=np.float32)
+        off = lay.offsets
+        at = {name: a for name, (a, _) in off.items()}
+        self._at_discard = at["discard_top"] - MIN_VALUE  # + a card value
+        self._at_held = at["held_card"] - MIN_VALUE
+        self._at_held_from = at["held_from"] - 1  # + FROM_DRAW or FROM_DISCARD
+        self._at_phase, self._at_to_play = at["phase"], at["to_play"]
+        self._at_ender, self._at_lap = at["round_ender"], at["final_lap"]
+        self._at_counts, self._at_draw_pile = at["visible_counts"] * 4, at["draw_pile_size"]  # counts: in bytes
+        self._at_points = at["visible_points"] * 4  # bytes; "totals" follows
+        self._at_last3 = at["held_value"] * 4  # bytes; held_value, discard_value, unseen_mean
+        assert off["totals"][0] == off["visible_points"][1] and off["unseen_mean"][1] == at["held_value"] + 3
+        self._pack_counts = struct.Struct(f"={NUM_VALUES}f")
+        self._pack_scores = struct.Struct(f"={2 * n}f")
+        self._pack_last3 = struct.Struct("=3f")
+        # What was written last into the one-hot and number entries (the vector starts at zero).
+        self._onehots = (-1,) * 7
+        self._counts: list[int] | None = None
+        self._draw_pile_size: int | None = None
+        self._written_points: list[int] | None = None
+        self._written_totals: Sequence[int] | None = None
+        self._slot_values = off["slot_values"][0]
+        # What was encoded last, per absolute seat (copies), and what it adds up to.
+        self._values: list[Sequence[int | None]] = [_UNKNOWN_GRID] * n
+        self._status: list[Sequence[int | None]] = [_UNKNOWN_GRID] * n
+        self._points = [0] * n
+        self._grid_counts = [0] * NUM_VALUES  # face-up cards in all grids, per value
+        self._grid_seen = 0  # face-up cards in all grids
+        self._hidden: set[int] = set()  # vector index of each face-down slot's value
+        self._hidden_index = np.empty(0, dtype=np.intp)
+        self._pile: Sequence[int] = ()
+        self._pile_counts = [0] * NUM_VALUES
+        self._pile_sum = 0
+
+    def _update_grid(self, p: int, values: Sequence[int], status: Sequence[int]) -> None:
+        """Rewrite the slots of seat p's grid that differ from the last encoded ones."""
+        vec, counts, hidden = self._cells, self._grid_counts, self._hidden
+        old_values, old_status = self._values[p], self._status[p]
+        if old_values is _UNKNOWN_GRID:
+            self._abs[p * _GRID_BLOCK : (p + 1) * _GRID_BLOCK] = 0.0
+        grid_base = p * _GRID_BLOCK - MIN_VALUE  # + a value: the face-up code of slot 0
+        sv_base = self._slot_values + p * NUM_SLOTS
+        points, seen = self._points[p], self._grid_seen
+        hidden_changed = False
+        changed = compress(range(NUM_SLOTS), map(or_, map(ne, values, old_values), map(ne, status, old_status)))
+        for slot in changed:
+            v, st, old_v, old_st = values[slot], status[slot], old_values[slot], old_status[slot]
+            base = grid_base + slot * CELL_CODES
+            sv = sv_base + slot
+            if old_st == FACE_UP:
+                vec[base + old_v] = 0.0
+                counts[old_v - MIN_VALUE] -= 1
+                points -= old_v
+                seen -= 1
+            elif old_st is not None:
+                vec[base + _HIDDEN_OR_REMOVED + (old_st >> 1)] = 0.0  # face-down 15, removed 16
+                if old_st == HIDDEN:
+                    hidden.discard(sv)
+                    hidden_changed = True
             if st == FACE_UP:
-                ones.append(base + v)
+                vec[base + v] = 1.0
                 counts[v - MIN_VALUE] += 1
-                seat_points += v
-                slot_values.append(v * _VALUE_UNSCALE)
+                points += v
+                seen += 1
+                vec[sv] = v * _VALUE_UNSCALE
             else:
-                ones.append(base + hidden_code + (st >> 1))  # face-down 15, removed 16
-                if st == 0:
-                    hidden_at.append(len(slot_values))
-                slot_values.append(0.0)
-        points.append(seat_points * _UNSCALE_FACTOR)
-    for v in discard_pile:
-        counts[v - MIN_VALUE] += 1
-    if discard_pile:
-        tail[off["discard_top"] + discard_pile[-1] - MIN_VALUE] = 1.0
-    if held_card is not None:
-        counts[held_card - MIN_VALUE] += 1
-        tail[off["held_card"] + held_card - MIN_VALUE] = 1.0
-        if held_from:
-            tail[off["held_from"] + held_from - 1] = 1.0
-    phase_index = _PHASE_INDEX.get(phase)
-    if phase_index is not None:
-        tail[off["phase"] + phase_index] = 1.0
-    if to_play is not None:
-        tail[off["to_play"] + to_play] = 1.0
-    if round_ender is not None:
-        tail[off["round_ender"] + round_ender] = 1.0
-        tail[off["final_lap"]] = 1.0
-    a = off["visible_counts"]
-    tail[a : a + NUM_VALUES] = map(mul, counts, _INV_DECK_COUNTS_LIST)
-    unseen = DECK_SIZE - sum(counts)
-    unseen_mean = (_DECK_TOTAL - sum(map(mul, counts, _VALUES_LIST))) / unseen if unseen else 0.0
-    unseen_scaled = unseen_mean * _VALUE_UNSCALE
-    for i in hidden_at:
-        slot_values[i] = unseen_scaled
-    a = off["slot_values"]
-    tail[a : a + len(slot_values)] = slot_values
-    tail[off["unseen_mean"]] = unseen_scaled
-    if held_card is not None:
-        tail[off["held_value"]] = held_card * _VALUE_UNSCALE
-    if discard_pile:
-        tail[off["discard_value"]] = discard_pile[-1] * _VALUE_UNSCALE
-    tail[off["draw_pile_size"]] = draw_pile_size / DECK_SIZE
-    a = off["visible_points"]
-    tail[a : a + num_players] = points
-    a = off["totals"]
-    tail[a : a + num_players] = map(_UNSCALE, totals)
-    obs = np.zeros(lay.size, dtype=np.float32)
-    obs.put(ones, 1.0)
-    obs[tail_start:] = tail
-    return obs
+                vec[base + _HIDDEN_OR_REMOVED + (st >> 1)] = 1.0
+                vec[sv] = 0.0  # removed; a face-down slot gets the unseen mean in `encode`
+                if st == HIDDEN:
+                    hidden.add(sv)
+                    hidden_changed = True
+        self._points[p], self._grid_seen = points, seen
+        if hidden_changed:
+            self._hidden_index = np.fromiter(hidden, dtype=np.intp, count=len(hidden))
+        self._values[p] = values[:]  # a copy of a list; a tuple is its own copy
+        self._status[p] = status[:]
+
+    def _count_pile(self, pile: Sequence[int]) -> None:
+        """Bring the per-value counts of the discard pile up to date (a turn adds or takes its top card)."""
+        old, counts = self._pile, self._pile_counts
+        k = len(old)
+        if len(pile) >= k and pile[:k] == old:
+            for v in pile[k:]:
+                counts[v - MIN_VALUE] += 1
+                self._pile_sum += v
+        elif len(pile) < k and old[: len(pile)] == pile:
+            for v in old[len(pile) :]:
+                counts[v - MIN_VALUE] -= 1
+                self._pile_sum -= v
+        else:
+            counts = self._pile_counts = [0] * NUM_VALUES
+            for v in pile:
+                counts[v - MIN_VALUE] += 1
+            self._pile_sum = sum(pile)
+        self._pile = pile[:]
+
+    def encode(
+        self,
+        observer: int,
+        grid_values: Sequence[Sequence[int]],
+        grid_status: Sequence[Sequence[int]],
+        discard_pile: Sequence[int],
+        held_card: int | None,
+        held_from: int,
+        phase: int,
+        to_play: int | None,
+        draw_pile_size: int,
+        round_ender: int | None,
+        totals: Sequence[int],
+    ) -> np.ndarray:
+        """The observation of seat `observer`. Seats (grids, to_play, round_ender, totals) are absolute;
+        a value is read only where its status is FACE_UP."""
+        for p, values, status, old_values, old_status in zip(
+            range(self.num_players), grid_values, grid_status, self._values, self._status
+        ):
+            if values != old_values or status != old_status:
+                self._update_grid(p, values, status)
+        if discard_pile != self._pile:
+            self._count_pile(discard_pile)
+        vec = self._cells
+        # One-hot entries: clear the one written last, set the new one (-1: none).
+        onehots = (
+            self._at_discard + discard_pile[-1] if discard_pile else -1,
+            -1 if held_card is None else self._at_held + held_card,
+            self._at_held_from + held_from if held_card is not None and held_from else -1,
+            self._at_phase + _PHASE_INDEX.get(phase, -1 - self._at_phase),
+            -1 if to_play is None else self._at_to_play + to_play,
+            -1 if round_ender is None else self._at_ender + round_ender,
+            -1 if round_ender is None else self._at_lap,
+        )
+        if onehots != self._onehots:
+            for old, new in compress(zip(self._onehots, onehots), map(ne, self._onehots, onehots)):
+                if old >= 0:
+                    vec[old] = 0.0
+                if new >= 0:
+                    vec[new] = 1.0
+            self._onehots = onehots
+        # Numbers: rewritten when they differ from the ones written last.
+        counts = list(map(add, self._grid_counts, self._pile_counts))
+        if held_card is not None:
+            counts[held_card - MIN_VALUE] += 1
+        if counts != self._counts:
+            self._counts = counts
+            self._pack_counts.pack_into(self._cells, self._at_counts, *map(mul, counts, _INV_DECK_COUNTS_LIST))
+        if draw_pile_size != self._draw_pile_size:
+            self._draw_pile_size = draw_pile_size
+            vec[self._at_draw_pile] = draw_pile_size / DECK_SIZE
+        points = self._points
+        if points != self._written_points or totals != self._written_totals:
+            self._written_points, self._written_totals = points[:], totals[:]
+            self._pack_scores.pack_into(self._cells, self._at_points, *map(_UNSCALE, points), *map(_UNSCALE, totals))
+        unseen = DECK_SIZE - self._grid_seen - len(discard_pile)
+        unseen_total = _DECK_TOTAL - sum(points) - self._pile_sum
+        if held_card is None:
+            held_value = 0.0
+        else:
+            unseen -= 1
+            unseen_total -= held_card
+            held_value = held_card * _VALUE_UNSCALE
+        unseen_scaled = (unseen_total / unseen if unseen else 0.0) * _VALUE_UNSCALE
+        if self._hidden:
+            self._abs[self._hidden_index] = unseen_scaled
+        discard_value = discard_pile[-1] * _VALUE_UNSCALE if discard_pile else 0.0
+        self._pack_last3.pack_into(self._cells, self._at_last3, held_value, discard_value, unseen_scaled)
+        gather = self._gather[observer]
+        return self._abs.copy() if gather is None else self._abs[gather]
 
 
-def encode(view: SeatView) -> np.ndarray:
-    """The float32 observation vector of a seat view."""
-    return _encode(
-        view.rules.num_players,
+_local = threading.local()
+
+
+def _shared_encoder(num_players: int) -> Encoder:
+    """This thread's encoder for `num_players` (for the module-level functions)."""
+    encoders = _local.__dict__.setdefault("encoders", {})
+    encoder = encoders.get(num_players)
+    if encoder is None:
+        encoder = encoders[num_players] = Encoder(num_players)
+    return encoder
+
+
+def encode(view: SeatView, encoder: Encoder | None = None) -> np.ndarray:
+    """The float32 observation vector of a seat view (relative seats: the viewer is seat 0)."""
+    enc = encoder or _shared_encoder(view.rules.num_players)
+    return enc.encode(
+        0,
         view.grid_values,
         view.grid_status,
         view.discard_pile,
@@ -240,27 +377,25 @@ def encode(view: SeatView) -> np.ndarray:
     )
 
 
-def encode_state(state: GameState, seat: int) -> np.ndarray:
-    """`encode(seat_view(state, seat))` without building the view (the envs' fast path).
-
-    Reads face-down values never: `_encode` looks at a value only where the slot is face-up.
+def encode_state(state: GameState, seat: int, encoder: Encoder | None = None) -> np.ndarray:
+    """`encode(seat_view(state, seat))` without building the view (the envs' fast path; an env
+    passes its own `Encoder`). Reads face-down values never: a value is read only where the slot is face-up.
     """
-    n = state.rules.num_players
     finished = state.phase == _GAME_OVER or state.is_truncated
     ender = state.round_ender
-    values, status, totals = state.values, state.status, state.totals
-    return _encode(
-        n,
-        values[seat:] + values[:seat],  # relative order: me first, then clockwise
-        status[seat:] + status[:seat],
+    enc = encoder or _shared_encoder(state.rules.num_players)
+    return enc.encode(
+        seat,
+        state.values,
+        state.status,
         state.discard_pile,
         state.held_card,
         state.held_from,
         state.phase,
-        None if finished else (state.current_player - seat) % n,
+        None if finished else state.current_player,
         len(state.draw_pile),
-        None if ender is None or finished else (ender - seat) % n,
-        totals[seat:] + totals[:seat],
+        None if ender is None or finished else ender,
+        state.totals,
     )
 
 

@@ -15,7 +15,7 @@ Public names:
 
 - `Rules`: frozen dataclass of every rule option (RULES.md defaults); bad values raise.
 - `new_game(rules, seed) -> GameState`.
-- `legal_actions(state) -> list[int]`, `action_mask(state) -> np.ndarray[bool] (26,)`.
+- `legal_actions(state) -> list[int]`, `action_mask(state, dtype=bool) -> np.ndarray (26,)`.
 - `apply_action(state, action) -> GameState`: **mutates** `state` and returns it;
   `state.copy()` first to keep the old one. Illegal actions raise `IllegalActionError`
   and change nothing.

@@ -7,6 +7,7 @@ raises `IllegalActionError` and changes nothing.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, fields
 from typing import Literal
 
@@ -181,11 +182,22 @@ def legal_actions(state: GameState) -> list[int]:
     return []
 
 
-def action_mask(state: GameState) -> np.ndarray:
-    """`legal_actions` as a bool array of shape (26,)."""
-    mask = np.zeros(NUM_ACTIONS, dtype=bool)
-    mask[legal_actions(state)] = True
-    return mask
+_MASKS: dict[tuple[tuple[int, ...], type], np.ndarray] = {}  # (legal actions, dtype) -> mask
+_MAX_CACHED_MASKS = 1 << 14
+
+
+def action_mask(state: GameState, dtype: type = bool) -> np.ndarray:
+    """`legal_actions` as an array of shape (26,): 1 (True) where legal. A fresh array each call
+    (copied from a cache of the masks seen: four times cheaper than building one)."""
+    legal = legal_actions(state)
+    key = (tuple(legal), dtype)
+    mask = _MASKS.get(key)
+    if mask is None:
+        if len(_MASKS) >= _MAX_CACHED_MASKS:
+            _MASKS.clear()
+        mask = _MASKS[key] = np.zeros(NUM_ACTIONS, dtype=dtype)
+        mask[legal] = 1
+    return mask.copy()
 
 
 def _reject(state: GameState, action: object, why: str) -> IllegalActionError:
@@ -210,9 +222,12 @@ def apply_action(state: GameState, action: int) -> GameState:
     Raises `IllegalActionError` (state unchanged) if the action is not legal.
     """
     if action.__class__ is not int:
-        if isinstance(action, bool) or not hasattr(action, "__index__"):
-            raise _reject(state, action, "an action is an int in 0..25")
-        action = int(action)
+        try:
+            if isinstance(action, bool):
+                raise TypeError
+            action = operator.index(action)  # numpy integers and 0-d integer arrays
+        except TypeError:
+            raise _reject(state, action, "an action is an int in 0..25") from None
     if action not in legal_actions(state):
         raise _reject(state, action, _why_illegal(state, action))
     state.round_just_ended = False

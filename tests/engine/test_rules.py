@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from skyjo_env.engine import (
@@ -199,6 +200,9 @@ def test_draw_when_drawing_is_legal_and_the_mask_matches():
     assert legal_actions(state) == [DRAW, TAKE_DISCARD]
     mask = action_mask(state)
     assert mask.shape == (26,) and mask.dtype == bool and list(mask.nonzero()[0]) == [DRAW, TAKE_DISCARD]
+    mask[:] = True  # each call returns a new array: changing one changes no other
+    again = action_mask(state, np.int8)
+    assert again.dtype == np.int8 and list(again.nonzero()[0]) == [DRAW, TAKE_DISCARD]
 
 
 # ---------------------------------------------------------------- column clears
@@ -439,7 +443,7 @@ def test_a_round_that_never_ends_is_truncated():
         apply_action(state, TAKE_DISCARD)
 
 
-@pytest.mark.parametrize("bad", [-1, 26, 99, True, "24", 2.0, None])
+@pytest.mark.parametrize("bad", [-1, 26, 99, True, "24", 2.0, None, np.array([24])])
 def test_non_actions_are_rejected_without_change(bad):
     state = play_scenario()
     before = state.to_dict()
@@ -450,8 +454,6 @@ def test_non_actions_are_rejected_without_change(bad):
 
 
 def test_numpy_integers_are_accepted():
-    import numpy as np
-
     state = play_scenario()
     apply_action(state, np.int64(DRAW))
     assert state.phase == Phase.HOLDING_DRAWN

@@ -70,12 +70,13 @@ def test_every_step_is_the_learners_decision():
         done = term or trunc
 
 
-def test_illegal_action_ends_the_episode_with_the_penalty_and_never_raises():
+@pytest.mark.parametrize("action", [DRAW, 26, -1, 2.0, "0", None, True, np.array([0]), np.int64(99)])
+def test_illegal_action_ends_the_episode_with_the_penalty_and_never_raises(action):
     env = SkyjoEnv()
     env.reset(seed=0)
-    obs, reward, terminated, truncated, info = env.step(DRAW)  # illegal in the setup
+    obs, reward, terminated, truncated, info = env.step(action)  # DRAW is illegal in the setup
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    assert info["illegal_action"] == DRAW
+    assert info["illegal_action"] is action
     assert not env.action_masks().any()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)

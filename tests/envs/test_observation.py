@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import re
 
 import numpy as np
@@ -14,7 +15,7 @@ import skyjo_env.gym_env
 import skyjo_env.observation
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
-from skyjo_env.observation import decode, encode, encode_state, layout, observation_size, pieces
+from skyjo_env.observation import Encoder, decode, encode, encode_state, layout, observation_size, pieces
 from tests.helpers import shuffle_hidden_information
 
 
@@ -97,3 +98,50 @@ def test_no_leak_hidden_cards_and_draw_order_do_not_change_any_observation(n, se
         assert np.array_equal(encode_state(state, seat), encode_state(twin, seat))
         assert np.array_equal(encode(seat_view(state, seat)), encode_state(state, seat))
         assert seat_view(state, seat) == seat_view(twin, seat)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 2**31), picks=st.lists(st.integers(0, 2**31), max_size=40))
+def test_an_encoder_that_remembers_gives_the_vector_of_a_fresh_one(n, seed, picks):
+    """One long-lived Encoder fed states of two games, views and seats in any order."""
+    games = [new_game(Rules(num_players=n), seed=seed), new_game(Rules(num_players=n), seed=seed + 1)]
+    rng = np.random.default_rng(seed)
+    encoder = Encoder(n)
+    for pick in picks:
+        game = games[pick % 2]
+        for _ in range(pick % 7):  # a few random legal moves between two observations
+            if game.is_finished:
+                break
+            legal = legal_actions(game)
+            apply_action(game, legal[int(rng.integers(len(legal)))])
+        seat = (pick >> 3) % n
+        if pick & 4:
+            expected = Encoder(n).encode(0, *seat_view_fields(seat_view(game, seat)))
+            assert np.array_equal(encode(seat_view(game, seat), encoder), expected)
+        else:
+            assert np.array_equal(encode_state(game, seat, encoder), encode_state(game, seat, Encoder(n)))
+
+
+def seat_view_fields(view):
+    return (
+        view.grid_values,
+        view.grid_status,
+        view.discard_pile,
+        view.held_card,
+        view.held_from,
+        view.phase,
+        view.to_play,
+        view.draw_pile_size,
+        view.round_ender,
+        view.totals,
+    )
+
+
+def test_an_encoder_returns_a_new_array_each_time_and_copies_without_its_memory():
+    state = new_game(Rules(num_players=3), seed=5)
+    encoder = Encoder(3)
+    first = encode_state(state, 1, encoder)
+    first[:] = 7.0  # the caller owns the array
+    assert np.array_equal(encode_state(state, 1, encoder), encode_state(state, 1, Encoder(3)))
+    clone = pickle.loads(pickle.dumps(encoder))
+    assert np.array_equal(encode_state(state, 2, clone), encode_state(state, 2, encoder))
