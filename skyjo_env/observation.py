@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress
-from operator import add, mul, ne, or_
+from operator import add, mul, ne, or_, sub
 
 import numpy as np
 
@@ -137,6 +137,7 @@ _UNSCALE = _UNSCALE_FACTOR.__mul__
 _GRID_BLOCK = NUM_SLOTS * CELL_CODES  # one seat's part of "grids"
 _HIDDEN_OR_REMOVED = HIDDEN_CODE + MIN_VALUE  # + (status >> 1), + base: the face-down / removed code
 _UNKNOWN_GRID = (None,) * NUM_SLOTS  # an encoder's memory of a grid it has not seen
+_FEW_SLOTS = 4  # more changed slots than this: re-encode the whole grid
 # Pieces indexed by seat first: a relative seat r of observer s is the absolute seat (s + r) % N.
 _SEAT_PIECES = ("grids", "to_play", "round_ender", "visible_points", "totals", "slot_values")
 
@@ -205,42 +206,53 @@ class Encoder:
         self._values: list[Sequence[int | None]] = [_UNKNOWN_GRID] * n
         self._status: list[Sequence[int | None]] = [_UNKNOWN_GRID] * n
         self._points = [0] * n
-        self._grid_counts = [0] * NUM_VALUES  # face-up cards in all grids, per value
-        self._grid_seen = 0  # face-up cards in all grids
-        self._hidden: set[int] = set()  # vector index of each face-down slot's value
-        self._hidden_index = np.empty(0, dtype=np.intp)
+        self._seat_counts = [[0] * NUM_VALUES for _ in range(n)]  # face-up cards per value, per seat
+        self._grid_counts = [0] * NUM_VALUES  # face-up cards per value, all grids
+        self._grid_seen = 0  # face-up cards, all grids
+        self._cell_bases = [
+            [p * _GRID_BLOCK + slot * CELL_CODES - MIN_VALUE for slot in range(NUM_SLOTS)] for p in range(n)
+        ]
+        self._hidden: list[list[int]] = [[] for _ in range(n)]  # per seat: vector index of each face-down slot's value
         self._pile: Sequence[int] = ()
         self._pile_counts = [0] * NUM_VALUES
         self._pile_sum = 0
 
     def _update_grid(self, p: int, values: Sequence[int], status: Sequence[int]) -> None:
         """Rewrite the slots of seat p's grid that differ from the last encoded ones."""
-        vec, counts, hidden = self._cells, self._grid_counts, self._hidden
         old_values, old_status = self._values[p], self._status[p]
-        if old_values is _UNKNOWN_GRID:
-            self._abs[p * _GRID_BLOCK : (p + 1) * _GRID_BLOCK] = 0.0
+        changed = list(compress(range(NUM_SLOTS), map(or_, map(ne, values, old_values), map(ne, status, old_status))))
+        if len(changed) > _FEW_SLOTS:
+            self._rewrite_grid(p, values, status)
+        else:
+            self._rewrite_slots(p, changed, values, status)
+        self._values[p] = values[:]  # a copy of a list; a tuple is its own copy
+        self._status[p] = status[:]
+
+    def _rewrite_slots(self, p: int, slots: list[int], values: Sequence[int], status: Sequence[int]) -> None:
+        """Slot by slot: take the old card out of each entry, put the new one in."""
+        vec, counts, seat_counts, hidden = self._cells, self._grid_counts, self._seat_counts[p], self._hidden[p]
+        old_values, old_status = self._values[p], self._status[p]
         grid_base = p * _GRID_BLOCK - MIN_VALUE  # + a value: the face-up code of slot 0
         sv_base = self._slot_values + p * NUM_SLOTS
         points, seen = self._points[p], self._grid_seen
-        hidden_changed = False
-        changed = compress(range(NUM_SLOTS), map(or_, map(ne, values, old_values), map(ne, status, old_status)))
-        for slot in changed:
+        for slot in slots:
             v, st, old_v, old_st = values[slot], status[slot], old_values[slot], old_status[slot]
             base = grid_base + slot * CELL_CODES
             sv = sv_base + slot
             if old_st == FACE_UP:
                 vec[base + old_v] = 0.0
                 counts[old_v - MIN_VALUE] -= 1
+                seat_counts[old_v - MIN_VALUE] -= 1
                 points -= old_v
                 seen -= 1
-            elif old_st is not None:
+            else:
                 vec[base + _HIDDEN_OR_REMOVED + (old_st >> 1)] = 0.0  # face-down 15, removed 16
                 if old_st == HIDDEN:
-                    hidden.discard(sv)
-                    hidden_changed = True
+                    hidden.remove(sv)
             if st == FACE_UP:
                 vec[base + v] = 1.0
                 counts[v - MIN_VALUE] += 1
+                seat_counts[v - MIN_VALUE] += 1
                 points += v
                 seen += 1
                 vec[sv] = v * _VALUE_UNSCALE
@@ -248,13 +260,36 @@ class Encoder:
                 vec[base + _HIDDEN_OR_REMOVED + (st >> 1)] = 1.0
                 vec[sv] = 0.0  # removed; a face-down slot gets the unseen mean in `encode`
                 if st == HIDDEN:
-                    hidden.add(sv)
-                    hidden_changed = True
+                    hidden.append(sv)
         self._points[p], self._grid_seen = points, seen
-        if hidden_changed:
-            self._hidden_index = np.fromiter(hidden, dtype=np.intp, count=len(hidden))
-        self._values[p] = values[:]  # a copy of a list; a tuple is its own copy
-        self._status[p] = status[:]
+
+    def _rewrite_grid(self, p: int, values: Sequence[int], status: Sequence[int]) -> None:
+        """The whole grid at once (a new round, a grid not seen before): faster than slot by slot."""
+        sv_start = self._slot_values + p * NUM_SLOTS
+        ones, slot_values, hidden = [], [], []
+        counts = [0] * NUM_VALUES
+        points = 0
+        for slot, base, v, st in zip(range(sv_start, sv_start + NUM_SLOTS), self._cell_bases[p], values, status):
+            if st == FACE_UP:
+                ones.append(base + v)
+                counts[v - MIN_VALUE] += 1
+                points += v
+                slot_values.append(v * _VALUE_UNSCALE)
+            else:
+                ones.append(base + _HIDDEN_OR_REMOVED + (st >> 1))
+                slot_values.append(0.0)
+                if st == HIDDEN:
+                    hidden.append(slot)
+        old_counts = self._seat_counts[p]
+        self._grid_counts = list(map(add, map(sub, self._grid_counts, old_counts), counts))
+        self._grid_seen += sum(counts) - sum(old_counts)
+        self._seat_counts[p] = counts
+        self._points[p] = points
+        vec = self._abs
+        vec[p * _GRID_BLOCK : (p + 1) * _GRID_BLOCK] = 0.0
+        vec.put(ones, 1.0)
+        vec[sv_start : sv_start + NUM_SLOTS] = slot_values
+        self._hidden[p] = hidden
 
     def _count_pile(self, pile: Sequence[int]) -> None:
         """Bring the per-value counts of the discard pile up to date (a turn adds or takes its top card)."""
@@ -339,8 +374,9 @@ class Encoder:
             unseen_total -= held_card
             held_value = held_card * _VALUE_UNSCALE
         unseen_scaled = (unseen_total / unseen if unseen else 0.0) * _VALUE_UNSCALE
-        if self._hidden:
-            self._abs[self._hidden_index] = unseen_scaled
+        for hidden in self._hidden:
+            for i in hidden:
+                vec[i] = unseen_scaled
         discard_value = discard_pile[-1] * _VALUE_UNSCALE if discard_pile else 0.0
         self._pack_last3.pack_into(self._cells, self._at_last3, held_value, discard_value, unseen_scaled)
         gather = self._gather[observer]
