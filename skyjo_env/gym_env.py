@@ -128,8 +128,11 @@ class SkyjoEnv(gym.Env):
             info = self._info()
             info["illegal_action"] = action
             return self._observation(), self.illegal_reward, True, False, info
-        reward = self._reward_of_last_action()
-        terminated = episode_over(game, self.episode)
+        if game.round_just_ended:
+            reward = self._reward_of_last_action()
+            terminated = episode_over(game, self.episode)
+        else:
+            reward, terminated = 0.0, False
         truncated = game.is_truncated
         if not (terminated or truncated):
             reward += self._play_opponents()
