@@ -30,7 +30,9 @@ Total size: 220 N + 56 (496 for 2 players).
 
 `encode(view)` and `encode_state(state, seat)` build the vector; an env keeps its own
 `Encoder`, which rewrites only the entries that changed since its previous call (the
-same vector as a fresh one, in about half the time).
+same vector as a fresh one: about 8 µs per observation in the Gymnasium env's play
+instead of 11 µs for a full encoding; a state unrelated to the previous one costs about
+twice that).
 """
 
 from __future__ import annotations
@@ -164,7 +166,7 @@ class Encoder:
 
     It remembers what it encoded last (each slot of each grid, the discard pile) and
     rewrites only what changed: a decision changes one to three slots at most, so an env
-    that keeps one `Encoder` pays a few microseconds per observation. The memory is
+    that keeps one `Encoder` rewrites a few entries per observation. The memory is
     checked by value, never by identity: whatever states it is given, in any order, the
     vector is the one a fresh encoder builds (the tests check this over random play).
     Not thread-safe: use one per env or thread.
@@ -386,8 +388,12 @@ class Encoder:
 _local = threading.local()
 
 
-def _shared_encoder(num_players: int) -> Encoder:
-    """This thread's encoder for `num_players` (for the module-level functions)."""
+def _encoder_for(num_players: int, encoder: Encoder | None) -> Encoder:
+    """The encoder given (checked against the table size), or this thread's own for `num_players`."""
+    if encoder is not None:
+        if encoder.num_players != num_players:
+            raise ValueError(f"this Encoder was made for {encoder.num_players} players; the game has {num_players}")
+        return encoder
     encoders = _local.__dict__.setdefault("encoders", {})
     encoder = encoders.get(num_players)
     if encoder is None:
@@ -397,7 +403,7 @@ def _shared_encoder(num_players: int) -> Encoder:
 
 def encode(view: SeatView, encoder: Encoder | None = None) -> np.ndarray:
     """The float32 observation vector of a seat view (relative seats: the viewer is seat 0)."""
-    enc = encoder or _shared_encoder(view.rules.num_players)
+    enc = _encoder_for(view.rules.num_players, encoder)
     return enc.encode(
         0,
         view.grid_values,
@@ -419,7 +425,7 @@ def encode_state(state: GameState, seat: int, encoder: Encoder | None = None) ->
     """
     finished = state.phase == _GAME_OVER or state.is_truncated
     ender = state.round_ender
-    enc = encoder or _shared_encoder(state.rules.num_players)
+    enc = _encoder_for(state.rules.num_players, encoder)
     return enc.encode(
         seat,
         state.values,

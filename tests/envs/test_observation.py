@@ -130,3 +130,5 @@ def test_an_encoder_returns_a_new_array_each_time_and_copies_without_its_memory(
     assert np.array_equal(encode_state(state, 1, encoder), encode_state(state, 1, Encoder(3)))
     clone = pickle.loads(pickle.dumps(encoder))
     assert np.array_equal(encode_state(state, 2, clone), encode_state(state, 2, encoder))
+    with pytest.raises(ValueError, match="made for 2 players; the game has 3"):
+        encode_state(state, 0, Encoder(2))
