@@ -15,6 +15,7 @@ import agents
 from agents.ppo_bot import ModelLoadError, PolicyBot
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
+from train.plot import end_to_end
 
 TINY = {
     "name": "tiny",
@@ -101,11 +102,21 @@ def test_a_checkpoint_is_a_bot_that_plays_legal_moves(tiny_run):
         apply_action(state, action)
 
 
-def test_plot_draws_the_learning_curve(tiny_run, tmp_path):
+@pytest.mark.parametrize("stages", [1, 2])
+def test_plot_draws_the_learning_curve(tiny_run, tmp_path, stages):
     out = tmp_path / "curve.png"
-    done = skyjo("plot", str(tiny_run), "--out", str(out), cwd=tmp_path)
+    done = skyjo("plot", *[str(tiny_run)] * stages, "--out", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_stages_are_drawn_end_to_end():
+    first = [{"step": 0}, {"step": 500}, {"step": 900}]
+    second = [{"step": 0}, {"step": 400}]
+    placed = end_to_end([first, second])
+    assert [x for x, _ in placed[0]] == [0, 500, 900]
+    assert [x for x, _ in placed[1]] == [900, 1300]
+    assert placed[1][1][1] is second[1]
 
 
 def test_a_model_for_another_player_count_is_refused(tiny_run):
