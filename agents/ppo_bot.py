@@ -40,7 +40,7 @@ class PolicyBot:
         self.layers = layers
         self.activation = activation
         self.num_players = num_players
-        self._encoder = Encoder(num_players)  # remembers this bot's last view: re-encodes only what changed
+        self._encoder = Encoder(num_players)  # its own (PyEncoder remembers the last view it encoded)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -80,7 +80,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from skyjo_env.engine import NUM_ACTIONS, Rules, action_mask, apply_action, legal_actions, new_game, render
 from skyjo_env.engine.view import SeatView, seat_view
-from skyjo_env.observation import Encoder, encode_state, layout
+from skyjo_env.observation import Encoder, layout
 from skyjo_env.rewards import check_modes, episode_over, step_rewards
 
 
@@ -156,7 +156,7 @@ class raw_env(AECEnv, EzPickle):
             mask = action_mask(game, np.int8)
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": encode_state(game, self._seat[agent], self._encoder), "action_mask": mask}
+        return {"observation": self._encoder.encode_state(game, self._seat[agent]), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

@@ -61,7 +61,7 @@ from skyjo_env.engine import (
     render,
 )
 from skyjo_env.engine.view import seat_view
-from skyjo_env.observation import Encoder, encode_state, layout
+from skyjo_env.observation import Encoder, layout
 from skyjo_env.rewards import check_modes, episode_over, step_rewards
 
 
@@ -182,7 +182,7 @@ class SkyjoEnv(gym.Env):
         return reward
 
     def _observation(self) -> np.ndarray:
-        return encode_state(self.game, self.learner_seat, self._encoder)
+        return self._encoder.encode_state(self.game, self.learner_seat)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "learner_seat": self.learner_seat}

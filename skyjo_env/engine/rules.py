@@ -165,38 +165,57 @@ def can_draw(state: GameState) -> bool:
 
 def legal_actions(state: GameState) -> list[int]:
     """The legal actions of the current player, in increasing order (empty once the game is finished)."""
-    phase = state.phase
-    if state.is_truncated:
-        return []
-    if phase == _CHOOSE:
-        return [DRAW, TAKE_DISCARD] if can_draw(state) else [TAKE_DISCARD]
-    status = state.status[state.current_player]
+    return list(_legal(state)[0])
+
+
+def _legal_in(phase: int, status: list[int]) -> tuple[int, ...]:
+    """The legal actions of a player holding the grid `status` in `phase` (not CHOOSE_SOURCE): the rule."""
     if phase == _DRAWN:
-        return [s for s in range(NUM_SLOTS) if status[s] != REMOVED] + [
-            REVEAL_FIRST + s for s in range(NUM_SLOTS) if status[s] == HIDDEN
-        ]
+        return tuple([s for s in range(NUM_SLOTS) if status[s] != REMOVED]) + tuple(
+            [REVEAL_FIRST + s for s in range(NUM_SLOTS) if status[s] == HIDDEN]
+        )
     if phase == _TAKEN:
-        return [s for s in range(NUM_SLOTS) if status[s] != REMOVED]
+        return tuple([s for s in range(NUM_SLOTS) if status[s] != REMOVED])
     if phase == _SETUP:
-        return [REVEAL_FIRST + s for s in range(NUM_SLOTS) if status[s] == HIDDEN]
-    return []
+        return tuple([REVEAL_FIRST + s for s in range(NUM_SLOTS) if status[s] == HIDDEN])
+    return ()
 
 
-_MASKS: dict[tuple[tuple[int, ...], type], np.ndarray] = {}  # (legal actions, dtype) -> mask
-_MAX_CACHED_MASKS = 1 << 14
+# The legal actions, and their masks by dtype, per (phase, *grid status): `_legal_in` once per
+# key, then a dict lookup (the legal actions are computed twice a decision: mask and check).
+_Entry = tuple[tuple[int, ...], dict[type, np.ndarray]]
+_LEGAL: dict[tuple[int, ...], _Entry] = {}
+_MAX_CACHED = 1 << 15
+_NONE: _Entry = ((), {})
+_DRAW_OR_TAKE: _Entry = ((DRAW, TAKE_DISCARD), {})
+_TAKE_ONLY: _Entry = ((TAKE_DISCARD,), {})
+
+
+def _legal(state: GameState) -> _Entry:
+    """The current player's legal actions (increasing) and the cache of their masks."""
+    phase = state.phase
+    if state.is_truncated or phase == _OVER:
+        return _NONE
+    if phase == _CHOOSE:
+        return _DRAW_OR_TAKE if can_draw(state) else _TAKE_ONLY
+    status = state.status[state.current_player]
+    key = (phase, *status)
+    entry = _LEGAL.get(key)
+    if entry is None:
+        if len(_LEGAL) >= _MAX_CACHED:
+            _LEGAL.clear()
+        entry = _LEGAL[key] = (_legal_in(phase, status), {})
+    return entry
 
 
 def action_mask(state: GameState, dtype: type = bool) -> np.ndarray:
     """`legal_actions` as an array of shape (26,): 1 (True) where legal. A fresh array each call
     (copied from a cache of the masks seen: four times cheaper than building one)."""
-    legal = legal_actions(state)
-    key = (tuple(legal), dtype)
-    mask = _MASKS.get(key)
+    legal, masks = _legal(state)
+    mask = masks.get(dtype)
     if mask is None:
-        if len(_MASKS) >= _MAX_CACHED_MASKS:
-            _MASKS.clear()
-        mask = _MASKS[key] = np.zeros(NUM_ACTIONS, dtype=dtype)
-        mask[legal] = 1
+        mask = masks[dtype] = np.zeros(NUM_ACTIONS, dtype=dtype)
+        mask[list(legal)] = 1
     return mask.copy()
 
 
@@ -228,7 +247,7 @@ def apply_action(state: GameState, action: int) -> GameState:
             action = operator.index(action)  # numpy integers and 0-d integer arrays
         except TypeError:
             raise _reject(state, action, "an action is an int in 0..25") from None
-    if action not in legal_actions(state):
+    if action not in _legal(state)[0]:
         raise _reject(state, action, _why_illegal(state, action))
     state.round_just_ended = False
     phase = state.phase

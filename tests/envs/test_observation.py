@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +18,18 @@ import skyjo_env.gym_env
 import skyjo_env.observation
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
-from skyjo_env.observation import Encoder, decode, encode, encode_state, layout, observation_size, pieces
+from skyjo_env.observation import (
+    CEncoder,
+    Encoder,
+    PyEncoder,
+    _cencode,
+    decode,
+    encode,
+    encode_state,
+    layout,
+    observation_size,
+    pieces,
+)
 from tests.helpers import shuffle_hidden_information
 
 
@@ -103,10 +117,10 @@ def test_no_leak_hidden_cards_and_draw_order_do_not_change_any_observation(n, se
 @settings(max_examples=30, deadline=None)
 @given(n=st.integers(2, 5), seed=st.integers(0, 2**31), picks=st.lists(st.integers(0, 2**31), max_size=40))
 def test_an_encoder_that_remembers_gives_the_vector_of_a_fresh_one(n, seed, picks):
-    """One long-lived Encoder fed states of two games, views and seats in any order."""
+    """One long-lived PyEncoder fed states of two games, views and seats in any order."""
     games = [new_game(Rules(num_players=n), seed=seed), new_game(Rules(num_players=n), seed=seed + 1)]
     rng = np.random.default_rng(seed)
-    encoder = Encoder(n)
+    encoder = PyEncoder(n)
     for pick in picks:
         game = games[pick % 2]
         for _ in range(pick % 7):  # a few random legal moves between two observations
@@ -117,13 +131,17 @@ def test_an_encoder_that_remembers_gives_the_vector_of_a_fresh_one(n, seed, pick
         seat = (pick >> 3) % n
         if pick & 4:
             view = seat_view(game, seat)
-            assert np.array_equal(encode(view, encoder), encode(view, Encoder(n)))
+            assert np.array_equal(encode(view, encoder), encode(view, PyEncoder(n)))
         else:
-            assert np.array_equal(encode_state(game, seat, encoder), encode_state(game, seat, Encoder(n)))
+            assert np.array_equal(encode_state(game, seat, encoder), encode_state(game, seat, PyEncoder(n)))
 
 
-def test_an_encoder_returns_a_new_array_each_time_and_copies_without_its_memory():
+@pytest.mark.parametrize("encoder_class", [PyEncoder, CEncoder])
+def test_an_encoder_returns_a_new_array_each_time_and_copies_without_its_memory(encoder_class):
+    if encoder_class is CEncoder and _cencode is None:
+        pytest.skip("the C extension is not built (test_the_c_encoder_is_built_and_is_the_default says why)")
     state = new_game(Rules(num_players=3), seed=5)
+    Encoder = encoder_class
     encoder = Encoder(3)
     first = encode_state(state, 1, encoder)
     first[:] = 7.0  # the caller owns the array
@@ -132,3 +150,81 @@ def test_an_encoder_returns_a_new_array_each_time_and_copies_without_its_memory(
     assert np.array_equal(encode_state(state, 2, clone), encode_state(state, 2, encoder))
     with pytest.raises(ValueError, match="made for 2 players; the game has 3"):
         encode_state(state, 0, Encoder(2))
+
+
+needs_c = pytest.mark.skipif(
+    _cencode is None, reason="the C extension is not built (see test_the_c_encoder_is_built_and_is_the_default)"
+)
+
+
+def test_the_c_encoder_is_built_and_is_the_default():
+    if os.environ.get("SKYJO_PURE_PYTHON"):
+        assert Encoder is PyEncoder
+        pytest.skip("SKYJO_PURE_PYTHON is set: the pure-Python encoder is in use")
+    assert _cencode is not None, (
+        "skyjo_env._cencode was not built: install a C compiler and reinstall (pip install -e .), "
+        "or set SKYJO_PURE_PYTHON=1 to run on the pure-Python encoder"
+    )
+    assert Encoder is CEncoder
+
+
+def test_skyjo_pure_python_selects_the_python_encoder():
+    code = "import skyjo_env.observation as o; print(o.Encoder.__name__)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, "SKYJO_PURE_PYTHON": "1"}, capture_output=True, text=True
+    )
+    assert out.stdout.strip() == "PyEncoder", out.stderr
+
+
+@needs_c
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 8), seed=st.integers(0, 2**31), steps=st.integers(0, 400))
+def test_the_c_encoder_writes_the_python_encoders_vector_bit_for_bit(n, seed, steps):
+    """Every seat, as a state and as a seat view, at every point of a random game."""
+    game = new_game(Rules(num_players=n), seed=seed)
+    rng = np.random.default_rng(seed)
+    c, py = CEncoder(n), PyEncoder(n)
+    for _ in range(steps):
+        for seat in range(n):
+            assert encode_state(game, seat, c).tobytes() == encode_state(game, seat, py).tobytes()
+            view = seat_view(game, seat)
+            assert encode(view, c).tobytes() == encode(view, py).tobytes()
+        if game.is_finished:
+            break
+        legal = legal_actions(game)
+        apply_action(game, legal[int(rng.integers(len(legal)))])
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("change", "error", "message"),
+    [
+        (lambda a: a.update(observer=2), ValueError, "observer is 2"),
+        (lambda a: a["grid_values"][0].__setitem__(0, 13), ValueError, "a face-up card is 13"),
+        (lambda a: a["grid_status"][1].__setitem__(3, 7), ValueError, "a slot status is 7"),
+        (lambda a: a["grid_values"].pop(), ValueError, "one entry per seat"),
+        (lambda a: a["grid_status"][0].pop(), ValueError, "a grid needs 12 slots"),
+        (lambda a: a.update(held_card=-3), ValueError, "held_card is -3"),
+        (lambda a: a.update(discard_pile=[5, "x"]), TypeError, "a discarded card must be an int"),
+        (lambda a: a.update(totals=7), TypeError, "totals must be a sequence"),
+        (lambda a: a.update(draw_pile_size=151), ValueError, "draw_pile_size is 151"),
+    ],
+)
+def test_the_c_encoder_refuses_bad_input_instead_of_writing_out_of_bounds(change, error, message):
+    args = {
+        "observer": 0,
+        "grid_values": [[1] * 12, [2] * 12],
+        "grid_status": [[1] * 12, [0] * 12],
+        "discard_pile": [5],
+        "held_card": None,
+        "held_from": 0,
+        "phase": 1,
+        "to_play": 0,
+        "draw_pile_size": 100,
+        "round_ender": None,
+        "totals": [0, 0],
+    }
+    assert CEncoder(2).encode(**args).shape == (observation_size(2),)
+    change(args)
+    with pytest.raises(error, match=message):
+        CEncoder(2).encode(**args)
