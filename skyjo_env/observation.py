@@ -179,8 +179,8 @@ class PyEncoder:
     and the `Encoder` where the C extension was not built.
 
     It remembers what it encoded last (each slot of each grid, the discard pile) and
-    rewrites only what changed: a decision changes one to three slots at most, so an env
-    that keeps one `Encoder` rewrites a few entries per observation. The memory is
+    rewrites only what changed: a decision changes one to three slots at most, so one kept
+    across an env's play rewrites a few entries per observation. The memory is
     checked by value, never by identity: whatever states it is given, in any order, the
     vector is the one a fresh encoder builds (the tests check this over random play).
     Not thread-safe: use one per env or thread.
