@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("train.evaluate", "play seeded games between agents and report win rates"),
     "train": ("train.ppo", "train a MaskablePPO agent from a YAML config"),
     "plot": ("train.plot", "draw a training run's learning curve to a PNG"),
+    "average": ("train.average", "average the weights of several models of one run into one model"),
     "play": ("skyjo_env.play", "play Skyjo in the terminal against bots or trained agents"),
 }
 

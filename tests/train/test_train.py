@@ -119,6 +119,43 @@ def test_stages_are_drawn_end_to_end():
     assert placed[1][1][1] is second[1]
 
 
+def test_average_writes_the_mean_of_the_weights_and_plays(tiny_run, tmp_path):
+    from agents.ppo_bot import load_policy_layers
+
+    snapshots = [*sorted((tiny_run / "pool").glob("*.zip")), tiny_run / "final_model.zip"]
+    out = tmp_path / "mean.zip"
+    done = skyjo("average", str(out), *map(str, snapshots[-2:]), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    layers = [load_policy_layers(p)[0] for p in (*snapshots[-2:], out)]
+    for (w1, b1), (w2, b2), (w, b) in zip(*layers):
+        assert np.allclose(w, (w1 + w2) / 2, atol=1e-6) and np.allclose(b, (b1 + b2) / 2, atol=1e-6)
+    assert not np.allclose(layers[0][0][0], layers[1][0][0]), "the two inputs should differ"
+    bot = agents.make(str(out))
+    state = new_game(Rules(num_players=2), seed=1)
+    while not state.is_finished:
+        legal = legal_actions(state)
+        action = bot.act(seat_view(state, state.current_player), legal)
+        assert action in legal
+        apply_action(state, action)
+    again = skyjo("average", str(out), *map(str, snapshots[-2:]), cwd=tmp_path)
+    assert again.returncode == 2 and "exists; pass --force" in again.stderr
+
+
+def test_average_refuses_one_model_and_different_networks(tiny_run, tmp_path):
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    one = skyjo("average", str(tmp_path / "a.zip"), str(tiny_run / "best_model.zip"), cwd=tmp_path)
+    assert one.returncode == 2 and "at least two models" in one.stderr
+    wide = tmp_path / "wide.zip"
+    env = gymnasium.make("skyjo_env:Skyjo-v0", num_players=2)
+    MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [48]}, n_steps=8, batch_size=8, device="cpu").save(wide)
+    mixed = skyjo("average", str(tmp_path / "b.zip"), str(tiny_run / "best_model.zip"), str(wide), cwd=tmp_path)
+    assert mixed.returncode == 2 and "has another network than" in mixed.stderr, mixed.stderr
+    missing = skyjo("average", str(tmp_path / "c.zip"), str(wide), str(tmp_path / "none.zip"), cwd=tmp_path)
+    assert missing.returncode == 2 and "model file not found" in missing.stderr
+
+
 def test_a_model_for_another_player_count_is_refused(tiny_run):
     bot = PolicyBot(tiny_run / "best_model.zip")
     assert bot.num_players == 2

@@ -1,0 +1,76 @@
+"""`skyjo average OUT.zip MODEL.zip MODEL.zip [...]`: one model whose weights are the mean of several.
+
+Averaging the weights of nearby checkpoints of one run (e.g. the last snapshots in a
+run's pool/) is Polyak / stochastic weight averaging: the mean sits nearer the middle of
+the region the training wandered in, and often plays a little better than any one of
+them. The models must have the same network (same observation, actions and layers).
+
+The result is a MaskablePPO .zip like the inputs: a bot (`agents.make(path)`), an
+opponent, or a starting point (`skyjo train --init-model`). Its optimizer state and
+step count are those of the first model.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+class AverageError(ValueError):
+    """Models that cannot be averaged, with the reason."""
+
+
+def average_models(paths: list[Path], out: Path) -> Path:
+    """Write the weight-average of the MaskablePPO models at `paths` to `out`."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo_bot import load_policy_layers
+
+    if len(paths) < 2:
+        raise AverageError("averaging needs at least two models")
+    for path in paths:
+        load_policy_layers(path)  # missing, truncated or foreign files fail here with the reason
+    models = [MaskablePPO.load(path, device="cpu") for path in paths]
+    first = models[0].policy.state_dict()
+    for path, model in zip(paths[1:], models[1:]):
+        other = model.policy.state_dict()
+        if model.observation_space != models[0].observation_space:
+            raise AverageError(
+                f"{path} observes {model.observation_space}, {paths[0]} {models[0].observation_space}: "
+                "models for different player counts cannot be averaged"
+            )
+        if other.keys() != first.keys() or any(other[k].shape != first[k].shape for k in first):
+            shapes = lambda sd: [tuple(v.shape) for k, v in sd.items() if k.endswith("weight")]  # noqa: E731
+            raise AverageError(
+                f"{path} has another network than {paths[0]} (layer shapes {shapes(other)} vs {shapes(first)})"
+            )
+    mean = {
+        key: sum(m.policy.state_dict()[key] for m in models) / len(models) if value.is_floating_point() else value
+        for key, value in first.items()
+    }
+    models[0].policy.load_state_dict(mean)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    models[0].save(out)
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", type=Path, help="the averaged model .zip to write")
+    parser.add_argument("models", type=Path, nargs="+", metavar="MODEL", help="two or more model .zip files")
+    parser.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    from agents.ppo_bot import ModelLoadError
+    from skyjo_env.cli import CommandError
+
+    if args.out.exists() and not args.force:
+        raise CommandError(f"{args.out} exists; pass --force to overwrite it")
+    if args.out.suffix != ".zip":
+        raise CommandError(f"OUT must be a .zip file (a model), got {args.out}")
+    try:
+        average_models(args.models, args.out)
+    except (AverageError, ModelLoadError, FileNotFoundError) as e:
+        raise CommandError(str(e)) from None
+    print(f"wrote {args.out}: the mean of {len(args.models)} models")
+    return 0
