@@ -491,7 +491,7 @@ class CEncoder:
         )
 
     def encode_state(self, state: GameState, seat: int) -> np.ndarray:
-        """As `PyEncoder.encode_state`."""
+        """As `PyEncoder.encode_state` (calls the C function directly: one call less per observation)."""
         finished = state.phase == _GAME_OVER or state.is_truncated
         ender = state.round_ender
         return _cencode.encode(
