@@ -58,6 +58,7 @@ import numpy as np
 
 from skyjo_env.engine.actions import NUM_SLOTS
 from skyjo_env.engine.cards import CARD_COUNTS, DECK_SIZE, MIN_VALUE, NUM_VALUES
+from skyjo_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.engine.state import FACE_UP, HIDDEN, REMOVED, GameState, Phase
 from skyjo_env.engine.view import SeatView
 
@@ -418,12 +419,35 @@ class PyEncoder:
         )
 
 
+# The pieces whose offsets the C encoder reads, in the order of its enum (by name, so that
+# reordering `pieces` cannot shift them).
+_C_PIECES = (
+    "grids",
+    "discard_top",
+    "held_card",
+    "held_from",
+    "phase",
+    "to_play",
+    "visible_counts",
+    "draw_pile_size",
+    "round_ender",
+    "final_lap",
+    "visible_points",
+    "totals",
+    "slot_values",
+    "held_value",
+    "discard_value",
+    "unseen_mean",
+)
+
+
 def _c_params(num_players: int) -> bytes:
     """Everything the C encoder needs to know of the layout and the deck, packed as int32
     (the field order of the enum at the top of _cencode.c)."""
     lay = layout(num_players)
     assert all(_PHASE_INDEX[p] == p for p in _PHASE_INDEX)  # the C side writes phase p at index p
-    at = [lay.offsets[name][0] for name, _ in pieces(num_players)]
+    assert SCORE_SCALE.is_integer() and VALUE_SCALE.is_integer()  # passed as int32
+    at = [lay.offsets[name][0] for name in _C_PIECES]
     fields = [
         num_players,
         lay.size,
@@ -455,7 +479,8 @@ class CEncoder:
     def __init__(self, num_players: int) -> None:
         if _cencode is None:
             raise RuntimeError("the C encoder was not built (no C compiler at install time); use PyEncoder")
-        layout(num_players)  # checks the player count
+        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise ValueError(f"Skyjo has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {num_players}")
         self.num_players = num_players
         self._size = layout(num_players).size
         self._params = _c_params(num_players)

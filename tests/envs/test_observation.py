@@ -228,3 +228,10 @@ def test_the_c_encoder_refuses_bad_input_instead_of_writing_out_of_bounds(change
     change(args)
     with pytest.raises(error, match=message):
         CEncoder(2).encode(**args)
+
+
+@needs_c
+@pytest.mark.parametrize("n", [1, 9])
+def test_a_c_encoder_for_an_impossible_table_is_refused(n):
+    with pytest.raises(ValueError, match=f"2 to 8 players, got {n}"):
+        CEncoder(n)
