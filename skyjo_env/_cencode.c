@@ -1,9 +1,9 @@
-/* The observation encoder in C: the same vector as observation.PyEncoder, about ten times faster.
+/* The observation encoder in C: the same vector as observation.PyEncoder, about 0.5 µs instead of 8-12 µs.
  *
  * It knows no layout of its own: every offset, size and constant comes from Python
  * (observation._c_params packs them into a bytes object), so observation.py stays the one
  * source of truth for the layout. It keeps no state: each call writes the whole vector.
- * Every index it writes is checked first: bad input raises ValueError, never writes out of
+ * Every index it writes is checked first: bad input raises ValueError or TypeError, never writes out of
  * bounds. The tests compare it with PyEncoder bit for bit over random play.
  *
  * encode(params, observer, values, status, discard_pile, held_card, held_from, phase,
