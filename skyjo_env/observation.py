@@ -175,7 +175,30 @@ def _gather_indices(num_players: int) -> tuple[np.ndarray | None, ...]:
     return tuple(result)
 
 
-class PyEncoder:
+class _StateEncoding:
+    """`encode_state`, shared by both encoders: their `encode` of a game state's public fields."""
+
+    def encode_state(self, state: GameState, seat: int) -> np.ndarray:
+        """Seat `seat`'s observation of `state`: `encode` of its seat view, without building the view
+        (the envs' path). Reads a value only where the slot is face-up."""
+        finished = state.phase == _GAME_OVER or state.is_truncated
+        ender = state.round_ender
+        return self.encode(
+            seat,
+            state.values,
+            state.status,
+            state.discard_pile,
+            state.held_card,
+            state.held_from,
+            state.phase,
+            None if finished else state.current_player,
+            len(state.draw_pile),
+            None if ender is None or finished else ender,
+            state.totals,
+        )
+
+
+class PyEncoder(_StateEncoding):
     """Turns a game into any seat's observation vector, in pure Python: the reference for `CEncoder`,
     and the `Encoder` where the C extension was not built.
 
@@ -399,25 +422,6 @@ class PyEncoder:
         gather = self._gather[observer]
         return self._abs.copy() if gather is None else self._abs[gather]
 
-    def encode_state(self, state: GameState, seat: int) -> np.ndarray:
-        """Seat `seat`'s observation of `state`: `encode` of its seat view, without building the view
-        (the envs' path). Reads a value only where the slot is face-up."""
-        finished = state.phase == _GAME_OVER or state.is_truncated
-        ender = state.round_ender
-        return self.encode(
-            seat,
-            state.values,
-            state.status,
-            state.discard_pile,
-            state.held_card,
-            state.held_from,
-            state.phase,
-            None if finished else state.current_player,
-            len(state.draw_pile),
-            None if ender is None or finished else ender,
-            state.totals,
-        )
-
 
 # The pieces whose offsets the C encoder reads, in the order of its enum (by name, so that
 # reordering `pieces` cannot shift them).
@@ -470,7 +474,7 @@ def _c_params(num_players: int) -> bytes:
     return struct.pack(f"={len(fields) + 1}i", len(fields) + 1, *fields)
 
 
-class CEncoder:
+class CEncoder(_StateEncoding):
     """The same vectors as `PyEncoder`, written by the C extension `skyjo_env._cencode` (about 0.5 µs
     an observation instead of 8-20). It keeps no memory: each call writes a new vector, so it is
     thread-safe. Layout and constants come from this module (`_c_params`); bad input (a card or
@@ -513,25 +517,6 @@ class CEncoder:
             draw_pile_size,
             round_ender,
             totals,
-        )
-
-    def encode_state(self, state: GameState, seat: int) -> np.ndarray:
-        """As `PyEncoder.encode_state` (calls the C function directly: one call less per observation)."""
-        finished = state.phase == _GAME_OVER or state.is_truncated
-        ender = state.round_ender
-        return _cencode.encode(
-            self._params,
-            seat,
-            state.values,
-            state.status,
-            state.discard_pile,
-            state.held_card,
-            state.held_from,
-            state.phase,
-            None if finished else state.current_player,
-            len(state.draw_pile),
-            None if ender is None or finished else ender,
-            state.totals,
         )
 
 

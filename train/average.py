@@ -31,9 +31,9 @@ def average_models(paths: list[Path], out: Path) -> Path:
     for path in paths:
         load_policy_layers(path)  # missing, truncated or foreign files fail here with the reason
     models = [MaskablePPO.load(path, device="cpu") for path in paths]
-    first = models[0].policy.state_dict()
-    for path, model in zip(paths[1:], models[1:]):
-        other = model.policy.state_dict()
+    weights = [model.policy.state_dict() for model in models]
+    first = weights[0]
+    for path, model, other in zip(paths[1:], models[1:], weights[1:]):
         if model.observation_space != models[0].observation_space:
             raise AverageError(
                 f"{path} observes {model.observation_space}, {paths[0]} {models[0].observation_space}: "
@@ -45,7 +45,7 @@ def average_models(paths: list[Path], out: Path) -> Path:
                 f"{path} has another network than {paths[0]} (layer shapes {shapes(other)} vs {shapes(first)})"
             )
     mean = {
-        key: sum(m.policy.state_dict()[key] for m in models) / len(models) if value.is_floating_point() else value
+        key: sum(w[key] for w in weights) / len(weights) if value.is_floating_point() else value
         for key, value in first.items()
     }
     models[0].policy.load_state_dict(mean)

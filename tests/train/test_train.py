@@ -92,14 +92,18 @@ def test_a_new_run_can_start_from_a_models_weights(tiny_run, tmp_path):
     assert done.returncode == 2 and "does not fit this config's network" in done.stderr
 
 
-def test_a_checkpoint_is_a_bot_that_plays_legal_moves(tiny_run):
-    bot = agents.make(str(tiny_run / "checkpoints" / "latest.zip"))
-    state = new_game(Rules(num_players=2), seed=0)
+def plays_a_legal_game(bot, seed: int) -> None:
+    """The bot plays every seat of a 2-player game to its end, each action legal."""
+    state = new_game(Rules(num_players=2), seed=seed)
     while not state.is_finished:
         legal = legal_actions(state)
         action = bot.act(seat_view(state, state.current_player), legal)
         assert action in legal
         apply_action(state, action)
+
+
+def test_a_checkpoint_is_a_bot_that_plays_legal_moves(tiny_run):
+    plays_a_legal_game(agents.make(str(tiny_run / "checkpoints" / "latest.zip")), seed=0)
 
 
 @pytest.mark.parametrize("stages", [1, 2])
@@ -130,13 +134,7 @@ def test_average_writes_the_mean_of_the_weights_and_plays(tiny_run, tmp_path):
     for (w1, b1), (w2, b2), (w, b) in zip(*layers):
         assert np.allclose(w, (w1 + w2) / 2, atol=1e-6) and np.allclose(b, (b1 + b2) / 2, atol=1e-6)
     assert not np.allclose(layers[0][0][0], layers[1][0][0]), "the two inputs should differ"
-    bot = agents.make(str(out))
-    state = new_game(Rules(num_players=2), seed=1)
-    while not state.is_finished:
-        legal = legal_actions(state)
-        action = bot.act(seat_view(state, state.current_player), legal)
-        assert action in legal
-        apply_action(state, action)
+    plays_a_legal_game(agents.make(str(out)), seed=1)
     again = skyjo("average", str(out), *map(str, snapshots[-2:]), cwd=tmp_path)
     assert again.returncode == 2 and "exists; pass --force" in again.stderr
 
