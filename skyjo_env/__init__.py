@@ -1,30 +1,114 @@
 """Skyjo for reinforcement learning: a fast rules engine, a PettingZoo AEC env and a Gymnasium env.
 
-- `skyjo_env.engine`: the rules (no RL imports).
+- `skyjo_env.engine`: the rules (imports numpy only, no RL library).
 - `skyjo_env.env(**kwargs)` / `skyjo_env.raw_env(**kwargs)`: PettingZoo AEC env `skyjo_v0`.
 - `gymnasium.make("Skyjo-v0", ...)` (after `import skyjo_env`) or
   `gymnasium.make("skyjo_env:Skyjo-v0", ...)`: the single-agent env.
+
+Importing this package is cheap: `env` and `raw_env` are loaded on first use (PEP 562),
+so `import skyjo_env.engine` loads no gymnasium or pettingzoo. The envs are registered
+with Gymnasium (and PettingZoo's registry, where it has one) as soon as both this
+package and that library are imported, in either order.
 """
 
 from __future__ import annotations
 
-import gymnasium
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+from collections.abc import Callable
+from importlib.machinery import ModuleSpec
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _package_version
+from types import ModuleType
+from typing import Any
 
-from skyjo_env.aec import env, raw_env
+try:
+    __version__ = _package_version("skyjo-rl")  # one place: pyproject.toml
+except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
+    __version__ = "0+unknown"
 
-__version__ = "0.1.0"
-__all__ = ["env", "raw_env"]
+__all__ = ["__version__", "env", "raw_env"]
 
-if "Skyjo-v0" not in gymnasium.registry:
-    gymnasium.register(id="Skyjo-v0", entry_point="skyjo_env.gym_env:SkyjoEnv")
+GYM_ID = "Skyjo-v0"
+GYM_ENTRY_POINT = "skyjo_env.gym_env:SkyjoEnv"
+AEC_ID = "skyjo-v0"  # PettingZoo's id form of the module name skyjo_v0
+AEC_ENTRY_POINT = "skyjo_env.aec:env"
 
-try:  # PettingZoo >= 1.27 has a registry: pettingzoo.make("aec", "skyjo_v0")
+# name -> module that defines it, imported on first access
+_LAZY = {"env": "skyjo_env.aec", "raw_env": "skyjo_env.aec"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'skyjo_env' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+def register_gymnasium() -> None:
+    """Register `Skyjo-v0` with Gymnasium (idempotent). Imports gymnasium."""
+    import gymnasium
+
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ID, entry_point=GYM_ENTRY_POINT)
+
+
+def register_pettingzoo() -> None:
+    """Register `skyjo-v0` (`pettingzoo.make("aec", "skyjo-v0")`) where PettingZoo has a registry (>= 1.27)."""
     import pettingzoo
 
-    if hasattr(pettingzoo, "register"):
-        from pettingzoo.env_registry.registration import aec_registry
+    if not hasattr(pettingzoo, "register"):
+        return
+    from pettingzoo.env_registry.registration import aec_registry
 
-        if "skyjo-v0" not in aec_registry and "skyjo_v0" not in aec_registry:
-            pettingzoo.register("aec", "skyjo_v0", entry_point="skyjo_env.aec:env")
-except ImportError:  # pragma: no cover - older PettingZoo without the registry module
-    pass
+    if AEC_ID not in aec_registry:
+        pettingzoo.register("aec", AEC_ID, entry_point=AEC_ENTRY_POINT)
+
+
+class _RegisterAfterImport(importlib.abc.MetaPathFinder):
+    """Runs a registration right after a library's module is first executed.
+
+    It finds nothing itself: for a watched name it asks the other finders for the spec and
+    wraps the loader's `exec_module`, so the library loads exactly as it would without it.
+    """
+
+    def __init__(self, callbacks: dict[str, Callable[[], None]]) -> None:
+        self.callbacks = callbacks
+
+    def find_spec(self, fullname: str, path: Any = None, target: ModuleType | None = None) -> ModuleSpec | None:
+        callback = self.callbacks.pop(fullname, None)
+        if callback is None:
+            return None
+        if not self.callbacks and self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)  # the other finders (this one no longer watches the name)
+        loader = spec.loader if spec is not None else None
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        exec_module = loader.exec_module
+
+        def exec_then_register(module: ModuleType) -> None:
+            exec_module(module)
+            callback()
+
+        loader.exec_module = exec_then_register  # type: ignore[method-assign]
+        return spec
+
+
+def _register_when_imported() -> None:
+    pending: dict[str, Callable[[], None]] = {}
+    for library, register in (("gymnasium", register_gymnasium), ("pettingzoo", register_pettingzoo)):
+        if library in sys.modules:
+            register()
+        elif importlib.util.find_spec(library) is not None:
+            pending[library] = register
+    if pending:
+        sys.meta_path.insert(0, _RegisterAfterImport(pending))
+
+
+_register_when_imported()

@@ -1,4 +1,4 @@
-"""`skyjo average OUT.zip MODEL.zip MODEL.zip [...]`: one model whose weights are the mean of several.
+"""Weight averaging: one model whose weights are the mean of several (`skyjo average` calls `average_models`).
 
 Averaging the weights of nearby checkpoints of one run (e.g. the last snapshots in a
 run's pool/) is Polyak / stochastic weight averaging: the mean sits nearer the middle of
@@ -12,7 +12,6 @@ step count are those of the first model.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 
@@ -52,25 +51,3 @@ def average_models(paths: list[Path], out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     models[0].save(out)
     return out
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("out", type=Path, help="the averaged model .zip to write")
-    parser.add_argument("models", type=Path, nargs="+", metavar="MODEL", help="two or more model .zip files")
-    parser.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
-
-
-def run_from_args(args: argparse.Namespace) -> int:
-    from agents.ppo_bot import ModelLoadError
-    from skyjo_env.cli import CommandError
-
-    if args.out.exists() and not args.force:
-        raise CommandError(f"{args.out} exists; pass --force to overwrite it")
-    if args.out.suffix != ".zip":
-        raise CommandError(f"OUT must be a .zip file (a model), got {args.out}")
-    try:
-        average_models(args.models, args.out)
-    except (AverageError, ModelLoadError, FileNotFoundError) as e:
-        raise CommandError(str(e)) from None
-    print(f"wrote {args.out}: the mean of {len(args.models)} models")
-    return 0

@@ -1,4 +1,4 @@
-"""`skyjo eval AGENT AGENT [AGENT ...]`: play seeded games, one agent per seat, and report win rates.
+"""Seeded games between agents, one per seat, and their win rates (`skyjo eval` prints them).
 
 Seats rotate so that each agent plays each seat equally often (game g puts agent i
 in seat (i + g) mod N); every game and every bot is seeded from --seed, so a run
@@ -7,13 +7,10 @@ replays exactly. Games are spread over worker processes. A shared win counts 1/k
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import multiprocessing as mp
 import sys
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -181,32 +178,3 @@ def format_report(report: dict[str, Any]) -> str:
             f"{r['mean_round_score']:>10.2f}{r['mean_final_total']:>12.1f}"
         )
     return "\n".join(lines)
-
-
-# ------------------------------------------------------------------ CLI
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from skyjo_env.cli import add_rules_argument
-
-    parser.add_argument("agents", nargs="+", metavar="AGENT", help="bot names or model files, one per seat")
-    parser.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_rules_argument(parser)
-
-
-def run_from_args(args: argparse.Namespace) -> int:
-    from skyjo_env.cli import CommandError, rules_from_args
-
-    rules = rules_from_args(args, num_players=len(args.agents))
-    try:
-        report = evaluate(args.agents, args.games, args.seed, rules, args.workers, progress=not args.no_progress)
-    except (ValueError, FileNotFoundError) as e:
-        raise CommandError(str(e)) from None
-    print(format_report(report))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {args.json}")
-    return 0

@@ -1,4 +1,4 @@
-"""`skyjo plot runs/RUN [RUN ...] [--out FILE.png]`: the learning curve of a training run.
+"""The learning curve of a training run, drawn to a PNG (`skyjo plot` calls `plot_runs`).
 
 Top: evaluation win rate against each bot; bottom: mean episode reward (training
 episodes), both against training steps. Reads the run's metrics.jsonl. Several runs
@@ -9,7 +9,6 @@ evaluation is, and a dashed line marks where each stage begins.
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -68,21 +67,3 @@ def plot_runs(run_dirs: list[Path], out: Path | None = None) -> Path:
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "run", type=Path, nargs="+", help="run folders (runs/<name>-<timestamp>); several: stages, drawn end to end"
-    )
-    parser.add_argument("--out", type=Path, help="PNG path (default: learning_curve.png in the last run folder)")
-
-
-def run_from_args(args: argparse.Namespace) -> int:
-    from skyjo_env.cli import CommandError
-
-    try:
-        out = plot_runs(args.run, args.out)
-    except (FileNotFoundError, ValueError) as e:
-        raise CommandError(str(e)) from None
-    print(f"wrote {out}")
-    return 0

@@ -1,4 +1,4 @@
-"""`skyjo train --config configs/NAME.yaml [--field value ...]`, or `skyjo train --resume runs/RUN`.
+"""MaskablePPO training: `train(config, run_dir)` runs or resumes one run (`skyjo train` calls it).
 
 Trains sb3-contrib's MaskablePPO on the Gymnasium env against the config's opponent
 mix (bots and frozen past checkpoints). The run folder holds the resolved config,
@@ -10,7 +10,6 @@ checkpoint before it exits.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import signal
@@ -19,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from train.config import ConfigError, TrainConfig, add_override_arguments, load_config, overrides_from_args
+from train.config import ConfigError, TrainConfig
 
 LATEST = "latest.zip"
 STATE = "state.json"
@@ -276,35 +275,3 @@ def final_report(config: TrainConfig, run_dir: Path) -> None:
     (run_dir / "eval.txt").write_text(text + "\n")
     (run_dir / "eval.json").write_text(json.dumps(reports, indent=2) + "\n")
     print(text)
-
-
-# ------------------------------------------------------------------ CLI
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--config", type=Path, help="YAML config (see configs/); fields not given keep their defaults")
-    source.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run in this folder")
-    add_override_arguments(parser)
-
-
-def run_from_args(args: argparse.Namespace) -> int:
-    from skyjo_env.cli import CommandError
-
-    try:
-        overrides = overrides_from_args(args)
-        if args.resume:
-            run_dir = args.resume
-            if not (run_dir / "config.yaml").exists():
-                raise ConfigError(f"{run_dir} is not a run folder (no config.yaml)")
-            config = load_config(run_dir / "config.yaml", overrides)
-            (run_dir / "config.yaml").write_text(config.to_yaml())
-        else:
-            config = load_config(args.config, overrides)
-            run_dir = new_run_dir(config)
-            print(f"run folder: {run_dir}")
-        train(config, run_dir, resume=bool(args.resume))
-    except ConfigError as e:
-        raise CommandError(str(e)) from None
-    except KeyboardInterrupt:
-        return 130
-    print(f"done: {run_dir}")
-    return 0

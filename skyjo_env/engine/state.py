@@ -34,39 +34,33 @@ Snapshot schema (`to_dict()` / `from_dict()`, version 1; every field is required
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from skyjo_env.engine.actions import NUM_SLOTS
 from skyjo_env.engine.cards import CARD_COUNTS, MAX_VALUE, MIN_VALUE
+from skyjo_env.engine.codes import FACE_UP, FROM_DISCARD, FROM_DRAW, FROM_NONE, HIDDEN, REMOVED, Phase
+from skyjo_env.engine.options import Rules
+from skyjo_env.engine.render import render
 
-if TYPE_CHECKING:
-    from skyjo_env.engine.rules import Rules
+__all__ = [  # the codes are re-exported: they belong to the state's vocabulary
+    "FACE_UP",
+    "FROM_DISCARD",
+    "FROM_DRAW",
+    "FROM_NONE",
+    "HIDDEN",
+    "REMOVED",
+    "GameState",
+    "Phase",
+    "RoundResult",
+    "SnapshotError",
+]
+
 
 SCHEMA_VERSION = 1
 
-# Slot status codes (per seat, per slot).
-HIDDEN = 0
-FACE_UP = 1
-REMOVED = 2
-
-# Where the held card came from.
-FROM_NONE = 0
-FROM_DRAW = 1
-FROM_DISCARD = 2
 _HELD_FROM_NAMES = {FROM_NONE: None, FROM_DRAW: "draw", FROM_DISCARD: "discard"}
-
-
-class Phase(IntEnum):
-    """What kind of decision the current player faces."""
-
-    SETUP_REVEAL = 0  # turn one of your cards face-up (two per player)
-    CHOOSE_SOURCE = 1  # draw (24) or take the discard (25)
-    HOLDING_DRAWN = 2  # place the drawn card (0-11) or discard it and reveal (12-23)
-    HOLDING_DISCARD = 3  # place the taken discard (0-11)
-    GAME_OVER = 4
 
 
 @dataclass(frozen=True)
@@ -227,8 +221,6 @@ class GameState:
     __copy__ = copy
 
     def __str__(self) -> str:
-        from skyjo_env.engine.render import render
-
         return render(self)
 
     def __repr__(self) -> str:
@@ -340,8 +332,6 @@ def _from_dict(d: dict[str, Any]) -> GameState:
     _check(not unknown, f"unknown keys {sorted(unknown)}")
     _check(d["schema"] == SCHEMA_VERSION, f"schema must be {SCHEMA_VERSION}, got {d['schema']!r}")
     _check(isinstance(d["rules"], dict), "rules must be a dict")
-    from skyjo_env.engine.rules import Rules  # rules.py imports this module
-
     try:
         rules = Rules(**d["rules"])
     except (TypeError, ValueError) as e:

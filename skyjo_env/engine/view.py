@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from skyjo_env.engine.rules import Rules
+from skyjo_env.engine.options import Rules
 from skyjo_env.engine.state import FACE_UP, HIDDEN, REMOVED, GameState, Phase
 
 _GAME_OVER = int(Phase.GAME_OVER)

@@ -1,6 +1,6 @@
 """Speed benchmarks: random legal play through the engine and the envs, decisions per second.
 
-Run `skyjo bench [engine|raw_env|env|gym|all]` (or `python -m skyjo_env.bench ...`). Each run plays whole
+Run `skyjo bench [engine|raw_env|env|gym|all]`. Each run plays whole
 games with uniformly random legal actions; the figure printed is the median of the runs.
 A benchmark measures and prints; it asserts nothing.
 """
@@ -150,13 +150,3 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run_from_args(args: argparse.Namespace) -> int:
     TARGETS[args.target](num_players=args.players, games=args.games, repeats=args.repeats, seed=args.seed)
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m skyjo_env.bench", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run_from_args(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

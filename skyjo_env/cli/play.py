@@ -15,6 +15,10 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+import numpy as np
+
+from agents import make
+from skyjo_env.cli.common import CommandError, add_rules_argument, rules_from_args
 from skyjo_env.engine import (
     DRAW,
     NUM_COLUMNS,
@@ -201,8 +205,6 @@ def play_game(
     read: Callable[[str], str],
     term: Terminal,
 ) -> GameState:
-    from agents import make
-
     bots = {}
     seats = [s for s in range(rules.num_players) if s != you]
     for seat, spec in zip(seats, opponents):
@@ -274,8 +276,6 @@ def play_game(
 
 # -------------------------------------------------------------------- CLI
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from skyjo_env.cli import add_rules_argument
-
     parser.add_argument(
         "opponents",
         nargs="*",
@@ -290,11 +290,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from agents import make
-    from skyjo_env.cli import CommandError, rules_from_args
-
     rules = rules_from_args(args, num_players=1 + len(args.opponents))
     if not 0 <= args.seat < rules.num_players:
         raise CommandError(f"--seat must be 0..{rules.num_players - 1}, got {args.seat}")

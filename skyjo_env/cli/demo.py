@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from skyjo_env.bench import UniformStream
+from skyjo_env.cli.bench import UniformStream
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 
 

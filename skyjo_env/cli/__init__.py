@@ -1,0 +1,95 @@
+"""The `skyjo` command. The top layer of the project: nothing imports it.
+
+Each subcommand lives in its own module of this package with `add_arguments(parser)` and
+`run_from_args(args) -> int`. A subcommand that needs an optional extra (`train`,
+`plot`, `average`, `export`, `serve`) is only imported when the extra's modules are
+installed; without them it stops with one line naming the `pip install` to run, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+
+from skyjo_env.cli.common import CommandError
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    module: str
+    help: str
+    extra: str | None = None
+    """the optional extra that provides `requires` (None: the base install has everything)"""
+    requires: tuple[str, ...] = ()
+    """top-level modules the command imports that the base install lacks"""
+
+    def missing(self) -> list[str]:
+        return [name for name in self.requires if importlib.util.find_spec(name) is None]
+
+
+TRAIN_MODULES = ("yaml", "torch", "stable_baselines3", "sb3_contrib")
+
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "bench": Subcommand("skyjo_env.cli.bench", "measure decisions per second of random legal play"),
+    "demo": Subcommand("skyjo_env.cli.demo", "play one random game through the engine and print it"),
+    "eval": Subcommand("skyjo_env.cli.eval", "play seeded games between agents and report win rates"),
+    "play": Subcommand("skyjo_env.cli.play", "play Skyjo in the terminal against bots or trained agents"),
+    "train": Subcommand(
+        "skyjo_env.cli.train", "train a MaskablePPO agent from a YAML config", "train", (*TRAIN_MODULES, "tensorboard")
+    ),
+    "plot": Subcommand("skyjo_env.cli.plot", "draw a training run's learning curve to a PNG", "train", ("matplotlib",)),
+    "average": Subcommand(
+        "skyjo_env.cli.average",
+        "average the weights of several models of one run into one model",
+        "train",
+        TRAIN_MODULES,
+    ),
+}
+
+
+def install_hint(extra: str) -> str:
+    return f"pip install 'skyjo-rl[{extra}]'"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from skyjo_env import __version__
+
+    parser = argparse.ArgumentParser(prog="skyjo", description="Skyjo for reinforcement learning.")
+    parser.add_argument("--version", action="version", version=f"skyjo-rl {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, command in SUBCOMMANDS.items():
+        missing = command.missing()
+        if missing:  # listed in `skyjo --help`, explains itself when run
+            p = sub.add_parser(
+                name, help=f"{command.help} (needs: {install_hint(command.extra or '')})", add_help=False
+            )
+            p.add_argument("ignored", nargs=argparse.REMAINDER)
+            p.set_defaults(_module=None, _missing=(command, missing))
+            continue
+        module = importlib.import_module(command.module)
+        p = sub.add_parser(name, help=command.help, description=module.__doc__)
+        p.formatter_class = argparse.RawDescriptionHelpFormatter
+        module.add_arguments(p)
+        p.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args._module is None:
+            command, missing = args._missing
+            raise CommandError(
+                f"needs the '{command.extra}' extra (missing: {', '.join(missing)}): {install_hint(command.extra)}"
+            )
+        return args._module.run_from_args(args)
+    except CommandError as e:
+        print(f"skyjo {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

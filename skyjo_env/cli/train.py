@@ -1,0 +1,47 @@
+"""`skyjo train [--config configs/NAME.yaml] [--field value ...]`, or `skyjo train --resume runs/RUN`.
+
+Trains sb3-contrib's MaskablePPO on the Gymnasium env against the config's opponent
+mix (bots and frozen past checkpoints). The run folder holds the resolved config,
+TensorBoard logs (tb/), checkpoints/ (resume points), pool/ (self-play snapshots),
+metrics.jsonl (periodic evaluations), best_model.zip, final_model.zip and the final
+evaluation report (eval.txt, eval.json, in `skyjo eval`'s format). Ctrl-C saves a
+checkpoint before it exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from skyjo_env.cli.common import CommandError
+from train.config import ConfigError, add_override_arguments, load_config, overrides_from_args
+from train.ppo import new_run_dir, train
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--config", type=Path, help="YAML config (see configs/); fields not given keep their defaults")
+    source.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run in this folder")
+    add_override_arguments(parser)
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    try:
+        overrides = overrides_from_args(args)
+        if args.resume:
+            run_dir = args.resume
+            if not (run_dir / "config.yaml").exists():
+                raise ConfigError(f"{run_dir} is not a run folder (no config.yaml)")
+            config = load_config(run_dir / "config.yaml", overrides)
+            (run_dir / "config.yaml").write_text(config.to_yaml())
+        else:
+            config = load_config(args.config, overrides)
+            run_dir = new_run_dir(config)
+            print(f"run folder: {run_dir}")
+        train(config, run_dir, resume=bool(args.resume))
+    except ConfigError as e:
+        raise CommandError(str(e)) from None
+    except KeyboardInterrupt:
+        return 130
+    print(f"done: {run_dir}")
+    return 0
