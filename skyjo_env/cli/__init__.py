@@ -14,6 +14,7 @@ import importlib.util
 import sys
 from dataclasses import dataclass
 
+from skyjo_env import __version__
 from skyjo_env.cli.common import CommandError
 
 
@@ -27,7 +28,15 @@ class Subcommand:
     """top-level modules the command imports that the base install lacks"""
 
     def missing(self) -> list[str]:
-        return [name for name in self.requires if importlib.util.find_spec(name) is None]
+        return [name for name in self.requires if not _installed(name)]
+
+
+def _installed(module: str) -> bool:
+    """Whether `module` can be imported, without importing it (find_spec raises for a blocked module)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 TRAIN_MODULES = ("yaml", "torch", "stable_baselines3", "sb3_contrib")
@@ -55,8 +64,6 @@ def install_hint(extra: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from skyjo_env import __version__
-
     parser = argparse.ArgumentParser(prog="skyjo", description="Skyjo for reinforcement learning.")
     parser.add_argument("--version", action="version", version=f"skyjo-rl {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -79,7 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)  # a command without its extra takes any arguments
+    if unknown and args._module is not None:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         if args._module is None:
             command, missing = args._missing

@@ -52,6 +52,7 @@ def tiny_run(tmp_path_factory) -> Path:
     return run
 
 
+@pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_a_run_folder_has_everything(tiny_run):
     for name in ("config.yaml", "best_model.zip", "final_model.zip", "eval.txt", "eval.json", "metrics.jsonl"):
         assert (tiny_run / name).is_file(), name
@@ -69,6 +70,7 @@ def test_a_run_folder_has_everything(tiny_run):
     assert state["num_timesteps"] >= 512
 
 
+@pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_resume_continues_from_the_checkpoint(tiny_run):
     before = json.loads((tiny_run / "checkpoints" / "state.json").read_text())["num_timesteps"]
     done = skyjo("train", "--resume", str(tiny_run), "--total-timesteps", "1024", cwd=tiny_run.parent)
@@ -79,6 +81,7 @@ def test_resume_continues_from_the_checkpoint(tiny_run):
     assert yaml.safe_load((tiny_run / "config.yaml").read_text())["total_timesteps"] == 1024
 
 
+@pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_a_new_run_can_start_from_a_models_weights(tiny_run, tmp_path):
     config = {**TINY, "total_timesteps": 256, "final_eval_games": 2, "eval_games": 2, "opponents": {"random": 1.0}}
     config.update(runs_dir=str(tmp_path / "runs"), init_model=str(tiny_run / "final_model.zip"))
@@ -102,10 +105,12 @@ def plays_a_legal_game(bot, seed: int) -> None:
         apply_action(state, action)
 
 
+@pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_a_checkpoint_is_a_bot_that_plays_legal_moves(tiny_run):
     plays_a_legal_game(agents.make(str(tiny_run / "checkpoints" / "latest.zip")), seed=0)
 
 
+@pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 @pytest.mark.parametrize("stages", [1, 2])
 def test_plot_draws_the_learning_curve(tiny_run, tmp_path, stages):
     out = tmp_path / "curve.png"
@@ -123,6 +128,7 @@ def test_stages_are_drawn_end_to_end():
     assert placed[1][1][1] is second[1]
 
 
+@pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_average_writes_the_mean_of_the_weights_and_plays(tiny_run, tmp_path):
     from agents.ppo_bot import load_policy_layers
 
@@ -139,6 +145,7 @@ def test_average_writes_the_mean_of_the_weights_and_plays(tiny_run, tmp_path):
     assert again.returncode == 2 and "exists; pass --force" in again.stderr
 
 
+@pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_average_refuses_one_model_and_different_networks(tiny_run, tmp_path):
     import gymnasium
     from sb3_contrib import MaskablePPO
@@ -154,6 +161,7 @@ def test_average_refuses_one_model_and_different_networks(tiny_run, tmp_path):
     assert missing.returncode == 2 and "model file not found" in missing.stderr
 
 
+@pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_a_model_for_another_player_count_is_refused(tiny_run):
     bot = PolicyBot(tiny_run / "best_model.zip")
     assert bot.num_players == 2
@@ -162,6 +170,7 @@ def test_a_model_for_another_player_count_is_refused(tiny_run):
         bot.act(seat_view(state, 0), legal_actions(state))
 
 
+@pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_missing_truncated_and_foreign_model_files(tmp_path, tiny_run):
     with pytest.raises(FileNotFoundError, match="model file not found"):
         agents.make(str(tmp_path / "none.zip"))
@@ -207,6 +216,7 @@ def test_bad_training_config_is_a_clear_cli_error(tmp_path):
     assert done.returncode == 2 and "is not a run folder" in done.stderr
 
 
+@pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_ctrl_c_saves_a_checkpoint_that_resumes(tmp_path):
     import os
     import signal
@@ -240,3 +250,37 @@ def test_ctrl_c_saves_a_checkpoint_that_resumes(tmp_path):
     (run,) = (tmp_path / "runs").iterdir()
     steps = json.loads((run / "checkpoints" / "state.json").read_text())["num_timesteps"]
     assert steps > 0 and (run / "checkpoints" / "latest.zip").exists()
+
+
+def test_train_in_process_writes_a_run_folder_that_resumes(tmp_path):
+    """The library path of `skyjo train`, in this process: run folder, models, report; then a resume adds steps."""
+    from train.config import load_config
+    from train.ppo import new_run_dir, train
+
+    overrides = {
+        **TINY,
+        "total_timesteps": 256,
+        "n_envs": 1,
+        "vec_env": "dummy",
+        "n_steps": 128,
+        "eval_every": 128,
+        "checkpoint_every": 128,
+        "snapshot_every": 128,
+        "final_eval_games": 2,
+        "eval_games": 2,
+        "runs_dir": str(tmp_path / "runs"),
+    }
+    config = load_config(None, overrides)
+    run = new_run_dir(config)
+    final = train(config, run)
+    assert final.is_file()
+    for name in ("config.yaml", "best_model.zip", "eval.txt", "eval.json", "metrics.jsonl"):
+        assert (run / name).is_file(), name
+    assert list((run / "pool").glob("*.zip")), "self-play snapshots"
+    first = json.loads((run / "checkpoints" / "state.json").read_text())["num_timesteps"]
+    assert first >= 256
+    train(load_config(None, {**overrides, "total_timesteps": 512}), run, resume=True)
+    assert json.loads((run / "checkpoints" / "state.json").read_text())["num_timesteps"] >= 512
+    bot = PolicyBot(run / "final_model.zip")
+    state = new_game(Rules(), seed=1)
+    assert bot.act(seat_view(state, state.current_player), legal_actions(state)) in legal_actions(state)
