@@ -1,12 +1,15 @@
-"""The observation: declared pieces, the documented tables, and no leak of hidden information."""
+"""The observation: declared pieces, the documented tables derived from them, both encoders bit for bit,
+and no leak of hidden information."""
 
 from __future__ import annotations
 
+import ast
 import os
 import pickle
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,18 +22,45 @@ import skyjo_env.observation
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.observation import (
+    PIECES,
     CEncoder,
     Encoder,
+    Layout,
+    LayoutError,
+    N,
+    Piece,
     PyEncoder,
     _cencode,
     decode,
+    doc_table,
     encode,
     encode_state,
     layout,
     observation_size,
     pieces,
+    size_formula,
+    size_terms,
+    views,
 )
 from tests.helpers import shuffle_hidden_information
+
+needs_c = pytest.mark.skipif(
+    _cencode is None, reason="the C extension is not built (see test_the_c_encoder_is_built_and_is_the_default)"
+)
+
+
+DOCUMENTED = {"aec": skyjo_env.aec, "gym_env": skyjo_env.gym_env, "observation": skyjo_env.observation}
+TABLED = ("aec", "observation")  # the modules that carry the piece table
+
+
+def documented_table(doc: str) -> list[str]:
+    """The lines of the piece table in a docstring: its header and the rows that follow."""
+    lines = doc.splitlines()
+    start = lines.index("| piece | shape | meaning |")
+    end = start
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    return lines[start:end]
 
 
 def documented_pieces(doc: str, n: int) -> list[tuple[str, tuple[int, ...]]]:
@@ -38,21 +68,144 @@ def documented_pieces(doc: str, n: int) -> list[tuple[str, tuple[int, ...]]]:
     return [(name, tuple(int(eval(x, {"N": n})) for x in shape.split(",") if x.strip())) for name, shape in rows]
 
 
+@pytest.mark.parametrize("module", TABLED)
+def test_doc_tables_are_the_table_of_the_declared_pieces(module):
+    """Names, shapes and meanings, row for row; on failure, paste `doc_table()` into the docstring."""
+    assert documented_table(DOCUMENTED[module].__doc__) == doc_table().splitlines()
+
+
 @pytest.mark.parametrize("n", [2, 3, 5, 8])
-@pytest.mark.parametrize("module", [skyjo_env.aec, skyjo_env.observation])
-def test_doc_tables_match_the_declared_pieces(module, n):
-    assert documented_pieces(module.__doc__, n) == pieces(n)
+@pytest.mark.parametrize("module", TABLED)
+def test_doc_table_shapes_are_the_pieces_for_each_table_size(module, n):
+    assert documented_pieces(DOCUMENTED[module].__doc__, n) == pieces(n)
+
+
+@pytest.mark.parametrize("module", DOCUMENTED)
+def test_documented_size_formula_is_the_sum_of_the_pieces(module):
+    formulas = re.findall(r"(\d+) N \+ (\d+)", DOCUMENTED[module].__doc__)
+    assert formulas, f"skyjo_env.{module} gives no size formula"
+    assert {f"{a} N + {b}" for a, b in formulas} == {size_formula()}
+    a, b = map(int, formulas[0])
+    for n in range(2, 9):
+        assert observation_size(n) == sum(int(np.prod(shape)) for _, shape in pieces(n)) == a * n + b
+
+
+def test_documented_size_for_two_players_is_the_layouts():
+    (two,) = re.findall(r"\((\d+) for 2 players\)", skyjo_env.observation.__doc__)
+    assert int(two) == observation_size(2) == layout(2).size
 
 
 @pytest.mark.parametrize("n", [2, 3, 8])
-def test_documented_sizes_match_the_spaces(n):
-    size = 220 * n + 56
-    assert observation_size(n) == size
-    assert "220 N + 56" in skyjo_env.aec.__doc__ and "220 N + 56" in skyjo_env.gym_env.__doc__
+def test_the_spaces_have_the_layouts_size_and_bounds(n):
+    lay = layout(n)
     raw = skyjo_env.raw_env(num_players=n)
-    assert raw.observation_space("player_0")["observation"].shape == (size,)
+    box = raw.observation_space("player_0")["observation"]
+    assert box.shape == (lay.size,) and np.array_equal(box.low, lay.low) and np.array_equal(box.high, lay.high)
     assert raw.action_space("player_0").n == 26
-    assert skyjo_env.gym_env.SkyjoEnv(num_players=n).observation_space.shape == (size,)
+    assert skyjo_env.gym_env.SkyjoEnv(num_players=n).observation_space.shape == (lay.size,)
+
+
+def test_size_formula_counts_seat_pieces_per_player():
+    declared = (
+        Piece("board", (N, 3, 2), "per seat"),
+        Piece("flag", (1,), "a flag"),
+        Piece("cards", (4, 5), "a table"),
+        Piece("turn", (N,), "per seat"),
+    )
+    assert size_terms(declared) == (7, 21)
+    assert size_formula(declared) == "7 N + 21"
+    assert Layout.of(declared, 3).size == 7 * 3 + 21
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ((Piece("a", (1,), ""), Piece("a", (2,), "")), "'a' is declared twice"),
+        ((Piece("a", (3, N), ""),), "N may only be its first dimension"),
+        ((Piece("a", (N, N), ""),), "N may only be its first dimension"),
+        ((Piece("a", (0,), ""),), "a dimension must be a positive int or N, got 0"),
+        ((Piece("a", (2.5,), ""),), "a dimension must be a positive int or N, got 2.5"),
+        ((Piece("a", (), ""),), "empty shape"),
+        ((Piece("a", (1,), "", low=1.0, high=1.0),), "low 1.0 is not below high 1.0"),
+    ],
+)
+def test_pieces_that_make_no_layout_are_refused(declared, message):
+    with pytest.raises(LayoutError, match=message):
+        Layout.of(declared, 2)
+
+
+@pytest.mark.parametrize("n", [1, 9])
+def test_an_impossible_table_size_is_refused(n):
+    for make in (pieces, layout, observation_size, PyEncoder):
+        with pytest.raises(ValueError, match=f"2 to 8 players, got {n}"):
+            make(n)
+
+
+def moved_to_the_end(name: str) -> tuple[Piece, ...]:
+    return tuple(p for p in PIECES if p.name != name) + tuple(p for p in PIECES if p.name == name)
+
+
+@pytest.mark.parametrize("name", ["totals", "discard_value"])
+def test_the_python_encoder_refuses_a_layout_that_splits_a_block_it_writes(name, monkeypatch):
+    monkeypatch.setattr(skyjo_env.observation.pyencoder, "layout", lambda n: Layout.of(moved_to_the_end(name), n))
+    with pytest.raises(LayoutError, match=f"PyEncoder writes .* but '{name}' does not follow"):
+        PyEncoder(2)
+
+
+@needs_c
+def test_the_c_encoder_refuses_a_layout_with_a_piece_it_does_not_write(monkeypatch):
+    declared = (*PIECES, Piece("new_piece", (N,), "a piece added to PIECES only"))
+    monkeypatch.setattr(skyjo_env.observation.cencoder, "layout", lambda n: Layout.of(declared, n))
+    with pytest.raises(LayoutError, match=r"adds \['new_piece'\]: change _cencode.c and _C_PIECES"):
+        CEncoder(2)
+
+
+def test_the_observation_code_validates_with_exceptions_not_asserts():
+    """`python -O` strips asserts; a layout check must survive it."""
+    package = Path(skyjo_env.observation.__file__).parent
+    for path in sorted(package.glob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        asserts = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)]
+        assert not asserts, f"{path.name}: assert on lines {asserts}"
+
+
+@pytest.mark.parametrize("encoder_class", [PyEncoder, CEncoder])
+def test_each_encoder_writes_every_declared_piece(encoder_class):
+    """A piece added to PIECES but not written by an encoder stays zero: over whole games, each is not."""
+    if encoder_class is CEncoder and _cencode is None:
+        pytest.skip("the C extension is not built (test_the_c_encoder_is_built_and_is_the_default says why)")
+    n = 3
+    encoder = encoder_class(n)
+    written = dict.fromkeys(layout(n).offsets, False)
+    rng = np.random.default_rng(7)
+    for seed in range(2):
+        state = new_game(Rules(num_players=n), seed=seed)
+        while True:
+            for name, part in decode(encode_state(state, int(rng.integers(n)), encoder), n).items():
+                written[name] = written[name] or bool(np.any(part))
+            if state.is_finished:
+                break
+            legal = legal_actions(state)
+            apply_action(state, legal[int(rng.integers(len(legal)))])
+    assert [name for name, seen in written.items() if not seen] == []
+
+
+def test_views_are_named_windows_into_one_vector():
+    lay = layout(3)
+    vector = np.zeros(lay.size, dtype=np.float32)
+    parts = views(vector, 3)
+    assert list(parts) == [name for name, _ in pieces(3)]
+    assert {name: part.shape for name, part in parts.items()} == dict(pieces(3))
+    parts["final_lap"][0] = 1.0
+    parts["grids"][2, 11, 16] = 1.0
+    assert vector[lay.offsets["final_lap"][0]] == 1.0
+    assert vector[lay.offsets["grids"][1] - 1] == 1.0  # the last code of the last slot of the last seat
+    assert vector.sum() == 2.0
+    with pytest.raises(TypeError, match="needs a numpy array"):
+        views(vector.tolist(), 3)
+    with pytest.raises(ValueError, match="has shape"):
+        views(vector[:-1], 3)
+    assert decode(vector.tolist(), 3)["final_lap"][0] == 1.0  # decode takes any array-like
 
 
 def test_decode_splits_the_vector_into_named_pieces():
@@ -150,11 +303,6 @@ def test_an_encoder_returns_a_new_array_each_time_and_copies_without_its_memory(
     assert np.array_equal(encode_state(state, 2, clone), encode_state(state, 2, encoder))
     with pytest.raises(ValueError, match="made for 2 players; the game has 3"):
         encode_state(state, 0, Encoder(2))
-
-
-needs_c = pytest.mark.skipif(
-    _cencode is None, reason="the C extension is not built (see test_the_c_encoder_is_built_and_is_the_default)"
-)
 
 
 def test_the_c_encoder_is_built_and_is_the_default():

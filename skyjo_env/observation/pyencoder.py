@@ -1,55 +1,15 @@
-"""The observation of one seat: named pieces packed into one float32 vector.
+"""`PyEncoder`: the observation in pure Python, the reference for the C encoder and its fallback.
 
-Built from a `SeatView` (public information only), so an observation cannot leak a
-face-down card or the draw pile's order. Seats are relative: the observer first, then
-the others clockwise. Sizes follow from the number of players N.
-
-| piece | shape | meaning |
-|---|---|---|
-| `grids` | (N, 12, 17) | per seat and slot, one-hot: 0-14 face-up value -2..12, 15 face-down, 16 removed |
-| `discard_top` | (15,) | one-hot value of the top discard (all zero if the pile is empty) |
-| `held_card` | (15,) | one-hot value of the card in hand (all zero if none) |
-| `held_from` | (2,) | the card in hand was drawn / taken from the discard pile |
-| `phase` | (4,) | setup reveal / choose draw or discard / holding a drawn card / holding the discard |
-| `to_play` | (N,) | one-hot relative seat whose decision it is (all zero once finished) |
-| `visible_counts` | (15,) | per value: cards visible now (face-up in grids, discard pile, hand) / that value's count in the deck |
-| `draw_pile_size` | (1,) | cards left in the draw pile / 150 |
-| `round_ender` | (N,) | one-hot relative seat that ended the round (all zero before the final lap) |
-| `final_lap` | (1,) | 1 during the final lap |
-| `visible_points` | (N,) | sum of each seat's face-up cards / 100 |
-| `totals` | (N,) | game totals / 100 |
-| `slot_values` | (N, 12) | each slot as a number / 12: the card if face-up, the mean unseen card if face-down, 0 if removed |
-| `held_value` | (1,) | the card in hand / 12 (0 if none) |
-| `discard_value` | (1,) | the top discard / 12 (0 if none) |
-| `unseen_mean` | (1,) | mean value of a card not visible now / 12 |
-
-The last four pieces repeat what the one-hots say as plain numbers, so that a network
-can compare a card with a slot by a subtraction instead of learning every pair.
-
-Total size: 220 N + 56 (496 for 2 players).
-
-`encode(view)` and `encode_state(state, seat)` build the vector. Two encoders write it,
-bit for bit the same (the tests compare them over random play):
-
-- `CEncoder`, the default: the C extension `skyjo_env._cencode` (built at install when a C
-  compiler is there), about 0.5 µs an observation. It knows no layout of its own: this
-  module packs the offsets and constants it uses (`_c_params`).
-- `PyEncoder`, pure Python, the reference and the fallback: it remembers what it encoded
-  last and rewrites only what changed, about 8 µs an observation in an env's play (twice
-  that for a state unrelated to the previous one).
-
-`Encoder` is the first of the two that is available; `SKYJO_PURE_PYTHON=1` forces `PyEncoder`.
-Each env and `PolicyBot` keeps its own.
+It writes the pieces of `spec.PIECES` at the offsets of `spec.layout`; where it writes
+several pieces as one block it checks at construction that the layout still keeps them
+together (`Layout.require_adjacent`), so reordering the pieces cannot shift what it writes.
 """
 
 from __future__ import annotations
 
-import os
 import struct
-import threading
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from itertools import compress
 from operator import add, mul, ne, or_, sub
@@ -58,93 +18,19 @@ import numpy as np
 
 from skyjo_env.engine.actions import NUM_SLOTS
 from skyjo_env.engine.cards import CARD_COUNTS, DECK_SIZE, MIN_VALUE, NUM_VALUES
-from skyjo_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
-from skyjo_env.engine.state import FACE_UP, HIDDEN, REMOVED, GameState, Phase
-from skyjo_env.engine.view import SeatView
-
-try:
-    from skyjo_env import _cencode
-except ImportError:  # installed without a C compiler: PyEncoder does the same work, slower
-    _cencode = None
-
-CELL_CODES = NUM_VALUES + 2  # 15 face-up values, face-down, removed
-HIDDEN_CODE = NUM_VALUES
-SCORE_SCALE = 100.0
-SCORE_BOUND = 10.0  # scaled points/totals are declared within +-10 (+-1000 points)
+from skyjo_env.engine.state import FACE_UP, HIDDEN
+from skyjo_env.observation.base import StateEncoding
+from skyjo_env.observation.spec import (
+    CELL_CODES,
+    HIDDEN_CODE,
+    PHASE_INDEX,
+    PIECES,
+    SCORE_SCALE,
+    VALUE_SCALE,
+    layout,
+)
 
 _DECK_COUNTS = np.array([CARD_COUNTS[MIN_VALUE + i] for i in range(NUM_VALUES)], dtype=np.float32)
-
-
-def pieces(num_players: int) -> list[tuple[str, tuple[int, ...]]]:
-    """The observation's pieces, in order, as (name, shape)."""
-    n = num_players
-    return [
-        ("grids", (n, NUM_SLOTS, CELL_CODES)),
-        ("discard_top", (NUM_VALUES,)),
-        ("held_card", (NUM_VALUES,)),
-        ("held_from", (2,)),
-        ("phase", (4,)),
-        ("to_play", (n,)),
-        ("visible_counts", (NUM_VALUES,)),
-        ("draw_pile_size", (1,)),
-        ("round_ender", (n,)),
-        ("final_lap", (1,)),
-        ("visible_points", (n,)),
-        ("totals", (n,)),
-        ("slot_values", (n, NUM_SLOTS)),
-        ("held_value", (1,)),
-        ("discard_value", (1,)),
-        ("unseen_mean", (1,)),
-    ]
-
-
-_SCORE_PIECES = ("visible_points", "totals")
-_VALUE_PIECES = ("slot_values", "held_value", "discard_value", "unseen_mean")
-VALUE_SCALE = 12.0
-_GAME_OVER = int(Phase.GAME_OVER)
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where each piece sits in the vector, for one number of players."""
-
-    num_players: int
-    offsets: dict[str, tuple[int, int]]  # name -> (start, stop)
-    shapes: dict[str, tuple[int, ...]]
-    size: int
-    low: np.ndarray
-    high: np.ndarray
-
-
-@cache
-def layout(num_players: int) -> Layout:
-    offsets, shapes, start = {}, {}, 0
-    for name, shape in pieces(num_players):
-        size = int(np.prod(shape))
-        offsets[name] = (start, start + size)
-        shapes[name] = shape
-        start += size
-    low = np.zeros(start, dtype=np.float32)
-    high = np.ones(start, dtype=np.float32)
-    for name in _SCORE_PIECES:
-        a, b = offsets[name]
-        low[a:b], high[a:b] = -SCORE_BOUND, SCORE_BOUND
-    for name in _VALUE_PIECES:
-        a, b = offsets[name]
-        low[a:b] = -1.0
-    return Layout(num_players, offsets, shapes, start, low, high)
-
-
-def observation_size(num_players: int) -> int:
-    return layout(num_players).size
-
-
-_PHASE_INDEX = {
-    int(Phase.SETUP_REVEAL): 0,
-    int(Phase.CHOOSE_SOURCE): 1,
-    int(Phase.HOLDING_DRAWN): 2,
-    int(Phase.HOLDING_DISCARD): 3,
-}
 _INV_DECK_COUNTS_LIST = [1.0 / c for c in _DECK_COUNTS.tolist()]
 _UNSCALE_FACTOR = 1.0 / SCORE_SCALE
 _VALUE_UNSCALE = 1.0 / VALUE_SCALE
@@ -155,7 +41,7 @@ _HIDDEN_OR_REMOVED = HIDDEN_CODE + MIN_VALUE  # + (status >> 1), + base: the fac
 _UNKNOWN_GRID = (None,) * NUM_SLOTS  # an encoder's memory of a grid it has not seen
 _FEW_SLOTS = 4  # more changed slots than this: re-encode the whole grid
 # Pieces indexed by seat first: a relative seat r of observer s is the absolute seat (s + r) % N.
-_SEAT_PIECES = ("grids", "to_play", "round_ender", "visible_points", "totals", "slot_values")
+_SEAT_PIECES = tuple(piece.name for piece in PIECES if piece.per_seat)
 
 
 @cache
@@ -175,30 +61,7 @@ def _gather_indices(num_players: int) -> tuple[np.ndarray | None, ...]:
     return tuple(result)
 
 
-class _StateEncoding:
-    """`encode_state`, shared by both encoders: their `encode` of a game state's public fields."""
-
-    def encode_state(self, state: GameState, seat: int) -> np.ndarray:
-        """Seat `seat`'s observation of `state`: `encode` of its seat view, without building the view
-        (the envs' path). Reads a value only where the slot is face-up."""
-        finished = state.phase == _GAME_OVER or state.is_truncated
-        ender = state.round_ender
-        return self.encode(
-            seat,
-            state.values,
-            state.status,
-            state.discard_pile,
-            state.held_card,
-            state.held_from,
-            state.phase,
-            None if finished else state.current_player,
-            len(state.draw_pile),
-            None if ender is None or finished else ender,
-            state.totals,
-        )
-
-
-class PyEncoder(_StateEncoding):
+class PyEncoder(StateEncoding):
     """Turns a game into any seat's observation vector, in pure Python: the reference for `CEncoder`,
     and the `Encoder` where the C extension was not built.
 
@@ -215,6 +78,9 @@ class PyEncoder(_StateEncoding):
 
     def __init__(self, num_players: int) -> None:
         lay = layout(num_players)
+        # Blocks packed with one struct call below.
+        lay.require_adjacent(("visible_points", "totals"), "PyEncoder")
+        lay.require_adjacent(("held_value", "discard_value", "unseen_mean"), "PyEncoder")
         n = self.num_players = num_players
         self._gather = _gather_indices(num_players)
         # The observation in absolute seat order: written through `_cells` (a C float array, whose
@@ -231,7 +97,6 @@ class PyEncoder(_StateEncoding):
         self._at_counts, self._at_draw_pile = at["visible_counts"] * 4, at["draw_pile_size"]  # counts: in bytes
         self._at_points = at["visible_points"] * 4  # bytes; "totals" follows
         self._at_last3 = at["held_value"] * 4  # bytes; held_value, discard_value, unseen_mean
-        assert off["totals"][0] == off["visible_points"][1] and off["unseen_mean"][1] == at["held_value"] + 3
         self._pack_counts = struct.Struct(f"={NUM_VALUES}f")
         self._pack_scores = struct.Struct(f"={2 * n}f")
         self._pack_last3 = struct.Struct("=3f")
@@ -379,7 +244,7 @@ class PyEncoder(_StateEncoding):
             self._at_discard + discard_pile[-1] if discard_pile else -1,
             -1 if held_card is None else self._at_held + held_card,
             self._at_held_from + held_from if held_card is not None and held_from else -1,
-            self._at_phase + _PHASE_INDEX.get(phase, -1 - self._at_phase),
+            self._at_phase + PHASE_INDEX.get(phase, -1 - self._at_phase),
             -1 if to_play is None else self._at_to_play + to_play,
             -1 if round_ender is None else self._at_ender + round_ender,
             -1 if round_ender is None else self._at_lap,
@@ -421,157 +286,3 @@ class PyEncoder(_StateEncoding):
         self._pack_last3.pack_into(self._cells, self._at_last3, held_value, discard_value, unseen_scaled)
         gather = self._gather[observer]
         return self._abs.copy() if gather is None else self._abs[gather]
-
-
-# The pieces whose offsets the C encoder reads, in the order of its enum (by name, so that
-# reordering `pieces` cannot shift them).
-_C_PIECES = (
-    "grids",
-    "discard_top",
-    "held_card",
-    "held_from",
-    "phase",
-    "to_play",
-    "visible_counts",
-    "draw_pile_size",
-    "round_ender",
-    "final_lap",
-    "visible_points",
-    "totals",
-    "slot_values",
-    "held_value",
-    "discard_value",
-    "unseen_mean",
-)
-
-
-def _c_params(num_players: int) -> bytes:
-    """Everything the C encoder needs to know of the layout and the deck, packed as int32
-    (the field order of the enum at the top of _cencode.c)."""
-    lay = layout(num_players)
-    assert all(_PHASE_INDEX[p] == p for p in _PHASE_INDEX)  # the C side writes phase p at index p
-    assert SCORE_SCALE.is_integer() and VALUE_SCALE.is_integer()  # passed as int32
-    at = [lay.offsets[name][0] for name in _C_PIECES]
-    fields = [
-        num_players,
-        lay.size,
-        NUM_SLOTS,
-        CELL_CODES,
-        MIN_VALUE,
-        NUM_VALUES,
-        DECK_SIZE,
-        _DECK_TOTAL,
-        HIDDEN,
-        FACE_UP,
-        REMOVED,
-        HIDDEN_CODE,
-        int(SCORE_SCALE),
-        int(VALUE_SCALE),
-        len(_PHASE_INDEX),
-        *at,
-        *(CARD_COUNTS[MIN_VALUE + i] for i in range(NUM_VALUES)),
-    ]
-    return struct.pack(f"={len(fields) + 1}i", len(fields) + 1, *fields)
-
-
-class CEncoder(_StateEncoding):
-    """The same vectors as `PyEncoder`, written by the C extension `skyjo_env._cencode` (about 0.5 µs
-    an observation instead of 8-20). It keeps no memory: each call writes a new vector, so it is
-    thread-safe. Layout and constants come from this module (`_c_params`); bad input (a card or
-    seat out of range, a grid of the wrong size) raises ValueError or TypeError."""
-
-    def __init__(self, num_players: int) -> None:
-        if _cencode is None:
-            raise RuntimeError("the C encoder was not built (no C compiler at install time); use PyEncoder")
-        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"Skyjo has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {num_players}")
-        self.num_players = num_players
-        self._size = layout(num_players).size
-        self._params = _c_params(num_players)
-
-    def encode(
-        self,
-        observer: int,
-        grid_values: Sequence[Sequence[int]],
-        grid_status: Sequence[Sequence[int]],
-        discard_pile: Sequence[int],
-        held_card: int | None,
-        held_from: int,
-        phase: int,
-        to_play: int | None,
-        draw_pile_size: int,
-        round_ender: int | None,
-        totals: Sequence[int],
-    ) -> np.ndarray:
-        """As `PyEncoder.encode`."""
-        return _cencode.encode(
-            self._params,
-            observer,
-            grid_values,
-            grid_status,
-            discard_pile,
-            held_card,
-            held_from,
-            phase,
-            to_play,
-            draw_pile_size,
-            round_ender,
-            totals,
-        )
-
-
-#: The encoder the envs and bots use: `CEncoder` when the extension is built, else `PyEncoder`.
-#: Set SKYJO_PURE_PYTHON=1 to use `PyEncoder` anyway.
-Encoder: type[CEncoder] | type[PyEncoder] = (
-    CEncoder if _cencode is not None and not os.environ.get("SKYJO_PURE_PYTHON") else PyEncoder
-)
-
-
-_local = threading.local()
-
-
-def _encoder_for(num_players: int, encoder: CEncoder | PyEncoder | None) -> CEncoder | PyEncoder:
-    """The encoder given (checked against the table size), or this thread's own for `num_players`."""
-    if encoder is not None:
-        if encoder.num_players != num_players:
-            raise ValueError(f"this Encoder was made for {encoder.num_players} players; the game has {num_players}")
-        return encoder
-    encoders = _local.__dict__.setdefault("encoders", {})
-    encoder = encoders.get(num_players)
-    if encoder is None:
-        encoder = encoders[num_players] = Encoder(num_players)
-    return encoder
-
-
-def encode(view: SeatView, encoder: CEncoder | PyEncoder | None = None) -> np.ndarray:
-    """The float32 observation vector of a seat view (relative seats: the viewer is seat 0)."""
-    enc = _encoder_for(view.rules.num_players, encoder)
-    return enc.encode(
-        0,
-        view.grid_values,
-        view.grid_status,
-        view.discard_pile,
-        view.held_card,
-        view.held_from,
-        view.phase,
-        view.to_play,
-        view.draw_pile_size,
-        view.round_ender,
-        view.totals,
-    )
-
-
-def encode_state(state: GameState, seat: int, encoder: CEncoder | PyEncoder | None = None) -> np.ndarray:
-    """`encode(seat_view(state, seat))` without building the view (an env keeps its own `Encoder` and
-    calls its `encode_state`). Reads face-down values never: a value is read only where the slot is face-up.
-    """
-    return _encoder_for(state.rules.num_players, encoder).encode_state(state, seat)
-
-
-def decode(vector: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
-    """Split an observation vector back into its named pieces (for bots and debugging)."""
-    lay = layout(num_players)
-    vector = np.asarray(vector)
-    if vector.shape != (lay.size,):
-        raise ValueError(f"an observation for {num_players} players has shape ({lay.size},), got {vector.shape}")
-    return {name: vector[a:b].reshape(lay.shapes[name]) for name, (a, b) in lay.offsets.items()}
