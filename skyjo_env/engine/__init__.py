@@ -1,15 +1,15 @@
 """The Skyjo rules engine: pure Python (numpy for the seeded RNG only), no RL imports.
 
-Quick use::
+Quick use (run as a doctest):
 
-    import numpy as np
-    from skyjo_env.engine import Rules, new_game, legal_actions, apply_action
-
-    rng = np.random.default_rng(0)
-    state = new_game(Rules(num_players=3), seed=7)
-    while not state.is_finished:
-        state = apply_action(state, int(rng.choice(legal_actions(state))))   # mutates and returns state
-    print(state.totals, state.winners)
+>>> import numpy as np
+>>> from skyjo_env.engine import Rules, new_game, legal_actions, apply_action
+>>> rng = np.random.default_rng(0)
+>>> state = new_game(Rules(num_players=3), seed=7)  # same rules + seed -> same game
+>>> while not state.is_finished:
+...     state = apply_action(state, int(rng.choice(legal_actions(state))))  # mutates and returns state
+>>> state.is_game_over, max(state.totals) >= 100, len(state.winners) >= 1
+(True, True, True)
 
 Public names:
 
@@ -45,11 +45,9 @@ from skyjo_env.engine.actions import (
 )
 from skyjo_env.engine.cards import CARD_COUNTS, CARD_VALUES, DECK_MEAN, DECK_SIZE, full_deck
 from skyjo_env.engine.render import render
+from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS, Rules
 from skyjo_env.engine.rules import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     IllegalActionError,
-    Rules,
     action_mask,
     apply_action,
     can_draw,

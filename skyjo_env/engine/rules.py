@@ -13,7 +13,7 @@ import numpy as np
 
 from skyjo_env.engine.actions import DRAW, NUM_ACTIONS, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, action_to_string
 from skyjo_env.engine.cards import full_deck
-from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS, Rules  # noqa: F401  (re-exported)
+from skyjo_env.engine.options import Rules
 from skyjo_env.engine.scoring import apply_doubling
 from skyjo_env.engine.state import (
     FACE_UP,

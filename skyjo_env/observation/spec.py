@@ -19,7 +19,7 @@ import numpy as np
 
 from skyjo_env.engine.actions import NUM_SLOTS
 from skyjo_env.engine.cards import DECK_SIZE, MAX_VALUE, MIN_VALUE, NUM_VALUES
-from skyjo_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
+from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.engine.state import Phase
 
 CELL_CODES = NUM_VALUES + 2  # 15 face-up values, face-down, removed
