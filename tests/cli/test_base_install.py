@@ -13,7 +13,16 @@ import textwrap
 
 import pytest
 
-EXTRA_MODULES = ("yaml", "torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "starlette", "uvicorn")
+EXTRA_MODULES = (
+    "yaml",
+    "torch",
+    "stable_baselines3",
+    "sb3_contrib",
+    "tensorboard",
+    "matplotlib",
+    "starlette",
+    "uvicorn",
+)
 
 
 def run_blocked(args: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
