@@ -44,8 +44,8 @@ from skyjo_env.engine.actions import (
     slot_name,
 )
 from skyjo_env.engine.cards import CARD_COUNTS, CARD_VALUES, DECK_MEAN, DECK_SIZE, full_deck
-from skyjo_env.engine.render import render
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS, Rules
+from skyjo_env.engine.render import render
 from skyjo_env.engine.rules import (
     IllegalActionError,
     action_mask,

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
+from skyjo_env.cli.play import parse_command
 from skyjo_env.engine import DRAW, TAKE_DISCARD, Rules, apply_action, new_game
 from skyjo_env.engine.actions import reveal
-from skyjo_env.cli.play import parse_command
 from tests.engine.scenario import grid, hidden, scenario
 
 
