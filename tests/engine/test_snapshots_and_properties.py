@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -37,21 +38,77 @@ def broken(change) -> dict:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda d: d.update(phase="bidding"), "unknown phase 'bidding'"),
-        (lambda d: d["draw_pile"].pop(), "the game holds"),
+        (lambda d: d.update(phase="bidding"), "phase: expected one of ['setup_reveal', 'choose_source', "),
+        (lambda d: d["draw_pile"].pop(), "cards: the game holds"),
         (lambda d: d["draw_pile"].append(4), "the game holds 11 cards of value 4"),
-        (lambda d: d["values"][0].pop(), "values[0] must have 12 slots"),
-        (lambda d: d["values"][1].__setitem__(3, 13), "values[1][3] = 13 is not a card value"),
-        (lambda d: d.update(current_player=3), "current_player must be 0..2"),
+        (lambda d: d["values"][0].pop(), "values[0]: expected a list of 12 slots, got 11 slots"),
+        (lambda d: d["values"][1].__setitem__(3, 13), "values[1][3]: expected a card value -2..12 or null, got 13"),
+        (lambda d: d.update(current_player=3), "current_player: expected an int in 0..2, got 3"),
         (lambda d: d.pop("totals"), "missing keys ['totals']"),
         (lambda d: d.update(extra=1), "unknown keys ['extra']"),
-        (lambda d: d["rules"].update(num_players=9), "num_players must be 2..8, got 9"),
-        (lambda d: d.update(held_from="discard"), "needs held_from"),
-        (lambda d: d.update(schema=7), "schema must be 1"),
-        (lambda d: d.update(rng={"bit_generator": "MT19937"}), "rng"),
+        (lambda d: d["rules"].update(num_players=9), "rules: num_players must be 2..8, got 9"),
+        (lambda d: d["rules"].pop("reshuffle"), "rules: missing keys ['reshuffle']"),
+        (lambda d: d.update(held_from="discard"), "held_from: phase choose_source needs None, got 'discard'"),
+        (lambda d: d.update(schema=7), "schema: expected 1, got 7"),
+        (lambda d: d.update(rng={"bit_generator": "MT19937"}), "rng: missing keys"),
     ],
 )
 def test_from_dict_rejects_malformed_snapshots_with_a_clear_error(change, message):
+    with pytest.raises(SnapshotError) as err:
+        GameState.from_dict(broken(change))
+    assert message in str(err.value)
+
+
+def set_rng(key: str, value) -> Callable[[dict], None]:
+    def change(d: dict) -> None:
+        if key in ("state", "inc"):
+            d["rng"]["state"][key] = value
+        else:
+            d["rng"][key] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        # Issue 11: these raised TypeError (unhashable phase) or OverflowError (numpy's rng setter).
+        (lambda d: d.update(phase=[1]), "phase: expected one of ['setup_reveal', 'choose_source', 'holding_drawn', "),
+        (lambda d: d.update(phase=[1]), "got [1]"),
+        (lambda d: d.update(phase={"a": 1}), "got {'a': 1}"),
+        (
+            set_rng("state", -1),
+            "rng.state.state: expected an int in 0..340282366920938463463374607431768211455, got -1",
+        ),
+        (set_rng("inc", -(2**64)), "rng.state.inc: expected an int in 0..3402823"),
+        (set_rng("state", 2**128), "rng.state.state: expected an int in 0..3402823"),
+        (set_rng("inc", 2**200), "rng.state.inc: expected an int in 0..3402823"),
+        (set_rng("uinteger", 2**32), "rng.uinteger: expected an int in 0..4294967295, got 4294967296"),
+        (set_rng("uinteger", -1), "rng.uinteger: expected an int in 0..4294967295, got -1"),
+        (set_rng("has_uint32", 2), "rng.has_uint32: expected an int in 0..1, got 2"),
+        # numpy would take these silently: a bool for an int, an even PCG64 increment, an extra key
+        (set_rng("has_uint32", True), "rng.has_uint32: expected an int in 0..1, got True"),
+        (set_rng("inc", 4), "rng.state.inc: expected an odd int"),
+        (set_rng("extra", 0), "rng: unknown keys ['extra']"),
+        (set_rng("bit_generator", ["PCG64"]), "rng.bit_generator: expected one of ['PCG64'], got ['PCG64']"),
+        # no silent coercion: a float or a bool is not an int, a tuple is not a list
+        (lambda d: d.update(current_player=1.0), "current_player: expected an int in 0..2, got 1.0"),
+        (lambda d: d.update(current_player=True), "current_player: expected an int in 0..2, got True"),
+        (lambda d: d.update(schema=True), "schema: expected 1, got True"),
+        (lambda d: d.update(schema=1.0), "schema: expected 1, got 1.0"),
+        (lambda d: d["totals"].__setitem__(0, 0.0), "totals[0]: expected an int, got 0.0"),
+        (lambda d: d.update(draw_pile=tuple(d["draw_pile"])), "draw_pile: expected a list, got ("),
+        (lambda d: d["face_up"][0].__setitem__(0, 1), "face_up[0][0]: expected true or false, got 1"),
+        (lambda d: d.update(is_truncated=0), "is_truncated: expected true or false, got 0"),
+        (lambda d: d.update(round_index=2**10000), "round_index: expected 0 (0 rounds finished, phase "),
+        (
+            lambda d: d.update(turns_in_round=-(10**5000)),
+            "turns_in_round: expected an int >= 0, got an int of 16610 bits",
+        ),
+        (lambda d: d.update({1: 2}), "unknown keys [1]"),
+    ],
+)
+def test_from_dict_refuses_wrong_types_and_out_of_range_values_naming_the_field(change, message):
     with pytest.raises(SnapshotError) as err:
         GameState.from_dict(broken(change))
     assert message in str(err.value)
@@ -62,17 +119,18 @@ def test_from_dict_rejects_a_partly_removed_column():
         d["draw_pile"].append(d["values"][0][0])
         d["values"][0][0] = None
 
-    with pytest.raises(SnapshotError, match="column 0 is only partly removed"):
+    with pytest.raises(SnapshotError, match=r"values\[0\]: column 0 is only partly removed"):
         GameState.from_dict(broken(change))
 
 
 def test_from_dict_rejects_a_removed_slot_marked_face_up():
     def change(d):
+        for slot in (0, 1, 2):  # column 0 cleared, its cards on the discard pile
+            d["discard_pile"].append(d["values"][0][slot])
+            d["values"][0][slot] = None
         d["face_up"][0][0] = True
-        d["draw_pile"].append(d["values"][0][0])
-        d["values"][0][0] = None
 
-    with pytest.raises(SnapshotError, match="removed but marked face-up"):
+    with pytest.raises(SnapshotError, match=r"face_up\[0\]\[0\]: expected false for a removed slot"):
         GameState.from_dict(broken(change))
 
 

@@ -1,0 +1,356 @@
+"""Mutated snapshots: `GameState.from_dict` either refuses them with `SnapshotError` or loads a game that plays on.
+
+Snapshots of real games (setup, turns, final laps, later rounds, truncated and finished games, 2..8
+players) are mutated at random: wrong types, out-of-range values, missing and extra keys, cards
+moved or duplicated (inconsistent card counts), flags flipped, seats and phases changed, nested
+changes inside lists, dicts, `last_round` and the `rng` state. Only two outcomes pass:
+
+- `SnapshotError`, whose message names the field ("invalid snapshot: <field>: ..."), or
+- the state loads, writes back the very snapshot it was given (nothing coerced), and plays on to
+  the end with random legal actions: `legal_actions` is never empty before the game is finished,
+  `apply_action` never raises, the 150 cards are conserved, and `to_dict`/`from_dict` round-trips
+  at every round end and at the end.
+
+Anything else (a `TypeError`, an `OverflowError`, an `IndexError`, a hang) fails.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+from collections import Counter
+from functools import cache
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skyjo_env.engine import CARD_COUNTS, GameState, Rules, SnapshotError, apply_action, legal_actions, new_game
+from tests.engine.scenario import all_cards
+
+#: Actions played on a loaded snapshot at most: a mutated rule (target_score 10**9, no turn limit)
+#: can make a game practically endless; every action up to the cap is checked.
+MAX_ACTIONS = 3000
+
+_SCHEMA_KEYS = set(new_game(Rules(), seed=0).to_dict())
+_FIELD = re.compile(r"invalid snapshot: (missing keys \[|unknown keys \[|expected a dict|[a-z_]+[\[.:])")
+
+
+# ------------------------------------------------------------ base snapshots of real games
+_GAMES: list[tuple[dict[str, Any], int]] = [
+    ({"num_players": 2}, 1),
+    ({"num_players": 3, "reshuffle": "all"}, 2),
+    ({"num_players": 4, "initial_reveal": "random", "target_score": 40}, 3),
+    ({"num_players": 5, "start_tie_break": "lowest_seat", "clear_on_final_reveal": False}, 4),
+    ({"num_players": 8, "target_score": 1}, 5),
+    ({"num_players": 2, "max_turns_per_round": 4}, 6),  # ends truncated
+    ({"num_players": 3, "max_turns_per_round": None, "target_score": 60}, 7),
+    ({"num_players": 6, "max_turns_per_round": 10}, 8),  # ends truncated
+    ({"num_players": 2, "target_score": 30, "reshuffle": "all", "initial_reveal": "random"}, 9),
+]
+
+
+def game_snapshots(options: dict[str, Any], seed: int) -> list[dict[str, Any]]:
+    """The snapshot after every action of one game played with random legal actions."""
+    state = new_game(Rules(**options), seed=seed)
+    pick = random.Random(seed)
+    snapshots = [state.to_dict()]
+    while not state.is_finished:
+        legal = legal_actions(state)
+        apply_action(state, legal[pick.randrange(len(legal))])
+        snapshots.append(state.to_dict())
+    return snapshots
+
+
+@cache
+def base_snapshots() -> tuple[dict[str, Any], ...]:
+    """Snapshots of real games: the start, random points, every phase, final laps, round starts, the end."""
+    picked: list[dict[str, Any]] = []
+    for options, seed in _GAMES:
+        snapshots = game_snapshots(options, seed)
+        pick = random.Random(seed)
+        chosen = {0, len(snapshots) - 1, *pick.sample(range(len(snapshots)), 4)}
+        for wanted in (
+            lambda d: d["phase"] == "holding_drawn",
+            lambda d: d["phase"] == "holding_discard",
+            lambda d: d["round_ender"] is not None and d["phase"] != "game_over",
+            lambda d: d["round_just_ended"] and d["phase"] != "game_over",
+            lambda d: d["round_index"] >= 1 and d["phase"] == "setup_reveal" and not d["round_just_ended"],
+        ):
+            chosen.update(next(([i] for i, d in enumerate(snapshots) if wanted(d)), []))
+        picked.extend(snapshots[i] for i in sorted(chosen))
+    return tuple(picked)
+
+
+# ------------------------------------------------------------ mutations
+_INTS = [0, 1, -1, 2, 3, 7, 11, 12, 13, -2, -3, 99, 100, 2**31, 2**32, 2**63, 2**64, 2**128 - 1, 2**128, -(2**64)]
+_TEXTS = [
+    "",
+    "x",
+    "1",
+    "draw",
+    "discard",
+    "setup_reveal",
+    "choose_source",
+    "holding_drawn",
+    "holding_discard",
+    "game_over",
+    "PCG64",
+    "MT19937",
+    "keep_top",
+    "all",
+    "choice",
+    "random",
+    "lowest_seat",
+]
+_PHASES = ["setup_reveal", "choose_source", "holding_drawn", "holding_discard", "game_over"]
+
+odd_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.sampled_from(_INTS),
+    st.integers(),
+    st.sampled_from([0.0, 1.0, 2.0, -1.5, float("nan"), float("inf"), 10.0**40]),
+    st.sampled_from(_TEXTS),
+    st.lists(st.one_of(st.integers(-3, 13), st.none(), st.booleans()), max_size=3),
+    st.just([[1]]),
+    st.just([0] * 12),
+    st.dictionaries(st.sampled_from(["a", "state", "inc", "scores", "ender"]), st.integers(-1, 2), max_size=2),
+).map(copy.deepcopy)  # a fresh object each draw: mutations edit what they insert
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, dict):
+        return sorted(node, key=repr)
+    if isinstance(node, list):
+        return list(range(len(node)))
+    return []
+
+
+def _pick_place(data: st.DataObject, d: dict[str, Any]) -> tuple[Any, Any]:
+    """A (container, key) anywhere in the snapshot: a top-level field, then deeper with even odds."""
+    parent: Any = d
+    key = data.draw(st.sampled_from(sorted(d, key=repr)), label="field")
+    while _children(parent[key]) and data.draw(st.booleans(), label="deeper"):
+        parent = parent[key]
+        key = data.draw(st.sampled_from(_children(parent)), label="key")
+    return parent, key
+
+
+def _perturb(data: st.DataObject, value: Any) -> Any:
+    """A change that keeps the type where it can: ints shifted, flags flipped, lists and dicts edited."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return data.draw(
+            st.sampled_from([value + 1, value - 1, value + 2, -value - 1, value + 2**64, value - 2**128, 2 * value]),
+            label="int",
+        )
+    if isinstance(value, str):
+        return data.draw(st.sampled_from(_TEXTS), label="text")
+    if isinstance(value, list):
+        value = list(value)
+        how = data.draw(st.sampled_from(["drop", "repeat", "append", "clear", "reverse", "swap", "nest"]), label="how")
+        if how == "append" or not value:
+            value.append(data.draw(odd_values, label="appended"))
+        elif how == "clear":
+            value.clear()
+        elif how == "reverse":
+            value.reverse()
+        else:
+            i = data.draw(st.integers(0, len(value) - 1), label="index")
+            if how == "drop":
+                del value[i]
+            elif how == "repeat":
+                value.insert(i, copy.deepcopy(value[i]))
+            elif how == "nest":
+                value[i] = [value[i]]
+            else:
+                j = data.draw(st.integers(0, len(value) - 1), label="other")
+                value[i], value[j] = value[j], value[i]
+        return value
+    if isinstance(value, dict):
+        value = dict(value)
+        keys = sorted(value, key=repr)
+        how = data.draw(st.sampled_from(["drop", "extra", "rename"]), label="how")
+        if how == "extra" or not keys:
+            value[data.draw(st.sampled_from(["extra", "state", "inc", "ender", "x"]), label="new key")] = 0
+        else:
+            k = data.draw(st.sampled_from(keys), label="dict key")
+            moved = value.pop(k)
+            if how == "rename":
+                value[k.upper() if isinstance(k, str) else repr(k)] = moved
+        return value
+    return data.draw(odd_values, label="replacement")
+
+
+def _card_places(d: dict[str, Any]) -> list[tuple[Any, Any]]:
+    places: list[tuple[Any, Any]] = []
+    for pile in ("draw_pile", "discard_pile"):
+        if isinstance(d.get(pile), list):
+            places.extend((d[pile], i) for i in range(len(d[pile])))
+    if isinstance(d.get("values"), list):
+        for row in d["values"]:
+            if isinstance(row, list):
+                places.extend((row, i) for i, v in enumerate(row) if v is not None)
+    if d.get("held_card") is not None:
+        places.append((d, "held_card"))
+    return places
+
+
+def _game_change(data: st.DataObject, d: dict[str, Any]) -> None:
+    """A change in the game's own terms: cards swapped or moved, flags flipped, seats and phases changed."""
+    n = len(d["totals"]) if isinstance(d.get("totals"), list) else 2
+    how = data.draw(
+        st.sampled_from(["swap cards", "move card", "flip face-up", "phase", "seat", "held", "flag", "remove column"]),
+        label="game change",
+    )
+    if how == "swap cards":
+        places = _card_places(d)
+        if len(places) >= 2:
+            (a, i), (b, j) = data.draw(st.lists(st.sampled_from(places), min_size=2, max_size=2), label="cards")
+            a[i], b[j] = b[j], a[i]
+    elif how == "move card":
+        src, dst = data.draw(st.permutations(["draw_pile", "discard_pile"]), label="piles")
+        if isinstance(d.get(src), list) and isinstance(d.get(dst), list) and d[src]:
+            d[dst].append(d[src].pop())
+    elif how == "flip face-up":
+        seat = data.draw(st.integers(0, n - 1), label="seat")
+        slot = data.draw(st.integers(0, 11), label="slot")
+        if isinstance(d.get("face_up"), list) and seat < len(d["face_up"]) and isinstance(d["face_up"][seat], list):
+            row = d["face_up"][seat]
+            if slot < len(row) and isinstance(row[slot], bool):
+                row[slot] = not row[slot]
+    elif how == "phase":
+        d["phase"] = data.draw(st.sampled_from(_PHASES), label="phase")
+    elif how == "seat":
+        key = data.draw(
+            st.sampled_from(["current_player", "round_ender", "pending_starter", "final_turns_left"]), label="seat key"
+        )
+        d[key] = data.draw(st.one_of(st.none(), st.integers(0, n)), label="seat value")
+    elif how == "held":
+        d["held_from"] = data.draw(st.sampled_from([None, "draw", "discard"]), label="held_from")
+        if data.draw(st.booleans(), label="take a card"):
+            places = [(p, i) for p, i in _card_places(d) if p is not d]
+            if places and d.get("held_card") is None:
+                pile, i = data.draw(st.sampled_from(places), label="card")
+                if pile is d.get("draw_pile") or pile is d.get("discard_pile"):
+                    d["held_card"] = pile.pop(i)
+    elif how == "flag":
+        key = data.draw(st.sampled_from(["is_truncated", "round_just_ended"]), label="flag")
+        if isinstance(d.get(key), bool):
+            d[key] = not d[key]
+    else:  # remove a column whose cards go to the discard pile
+        seat = data.draw(st.integers(0, n - 1), label="seat")
+        column = data.draw(st.integers(0, 3), label="column")
+        try:
+            row_v, row_up = d["values"][seat], d["face_up"][seat]
+            cards = [row_v[3 * column + r] for r in range(3)]
+            if None not in cards:
+                d["discard_pile"].extend(cards)
+                for r in range(3):
+                    row_v[3 * column + r], row_up[3 * column + r] = None, False
+        except (KeyError, IndexError, TypeError, AttributeError):
+            pass
+
+
+_KINDS = ["replace", "perturb", "perturb", "delete", "extra", "game", "game", "game"]  # repeats weigh more
+
+
+def mutate(data: st.DataObject, d: dict[str, Any]) -> None:
+    """Apply 1..3 random mutations to the snapshot `d` in place."""
+    for _ in range(data.draw(st.integers(1, 3), label="mutations")):
+        kind = data.draw(st.sampled_from(_KINDS), label="kind")
+        if kind == "game":
+            _game_change(data, d)
+            continue
+        if kind == "extra":
+            d[data.draw(st.sampled_from(["extra", "Phase", "seed", "rules_version"]), label="extra key")] = 0
+            continue
+        parent, key = _pick_place(data, d)
+        if kind == "delete":
+            del parent[key]
+            if parent is d:
+                return  # a snapshot without a required key: nothing deeper to mutate
+        elif kind == "replace":
+            parent[key] = data.draw(odd_values, label="replacement")
+        else:
+            parent[key] = _perturb(data, parent[key])
+
+
+# ------------------------------------------------------------ the property
+def check_one(d: dict[str, Any], play_seed: int) -> bool:
+    """Load `d`: refused with a `SnapshotError` naming a field, or it plays on legally. True if it loaded."""
+    given_snapshot = copy.deepcopy(d)
+    try:
+        state = GameState.from_dict(d)
+    except SnapshotError as e:
+        # the snapshot's own keys (missing, unknown, not a dict), or "<field>: ..." with a key of the schema
+        where = _FIELD.match(str(e))
+        assert where, f"the message does not name a field: {e}"
+        field = where.group(1).rstrip("[.:")
+        assert field in _SCHEMA_KEYS | {"cards", "missing keys ", "unknown keys ", "expected a dict"}, str(e)
+        return False
+    assert d == given_snapshot or d != d, "from_dict changed its input"  # d != d: a NaN inside
+    written = state.to_dict()
+    assert written == given_snapshot, "the loaded state writes back a different snapshot (something was coerced)"
+    assert GameState.from_dict(written).to_dict() == written
+    assert all_cards(state) == Counter(CARD_COUNTS)
+    play = random.Random(play_seed)
+    for _ in range(MAX_ACTIONS):
+        if state.is_finished:
+            break
+        legal = legal_actions(state)
+        assert legal, "no legal action although the game is not finished"
+        apply_action(state, legal[play.randrange(len(legal))])
+        if state.round_just_ended or state.is_finished:
+            assert all_cards(state) == Counter(CARD_COUNTS), "the 150 cards are conserved"
+            snapshot = state.to_dict()
+            assert GameState.from_dict(snapshot).to_dict() == snapshot, "round trip after a round end"
+    if state.is_finished:
+        assert legal_actions(state) == []
+    return True
+
+
+def mutate_and_check(data: st.DataObject) -> None:
+    snapshots = base_snapshots()
+    d = copy.deepcopy(snapshots[data.draw(st.integers(0, len(snapshots) - 1), label="snapshot")])
+    mutate(data, d)
+    check_one(d, play_seed=data.draw(st.integers(0, 2**32 - 1), label="play seed"))
+
+
+_FUZZ = {
+    "derandomize": True,
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+
+
+@settings(max_examples=800, **_FUZZ)
+@given(data=st.data())
+def test_a_mutated_snapshot_is_refused_or_plays_on_legally(data):
+    mutate_and_check(data)
+
+
+@pytest.mark.slow
+@settings(max_examples=5000, **_FUZZ)
+@given(data=st.data())
+def test_many_mutated_snapshots_are_refused_or_play_on_legally(data):
+    mutate_and_check(data)
+
+
+def test_every_base_snapshot_loads_and_plays_on():
+    """The unmutated snapshots of real games, truncated and finished ones included, all load."""
+    snapshots = base_snapshots()
+    assert {d["phase"] for d in snapshots} == set(_PHASES)
+    assert any(d["is_truncated"] for d in snapshots) and any(d["round_ender"] is not None for d in snapshots)
+    for k, d in enumerate(snapshots):
+        assert check_one(copy.deepcopy(d), play_seed=k)
+
+
+@pytest.mark.parametrize(("options", "seed"), _GAMES)
+def test_every_state_of_a_real_game_loads_and_writes_back_the_same_snapshot(options, seed):
+    for d in game_snapshots(options, seed):
+        assert GameState.from_dict(copy.deepcopy(d)).to_dict() == d
