@@ -4,31 +4,48 @@ The state is a plain mutable object of Python lists, because the engine's hot lo
 (`rules.apply_action`) is fastest that way. `copy()` is cheap and independent
 (RNG included), for search-based bots.
 
-Snapshot schema (`to_dict()` / `from_dict()`, version 1; every field is required):
+Snapshot schema (`to_dict()` / `from_dict()`, version 1; every field is required, no other key
+is allowed):
 
 | key | type | meaning |
 |---|---|---|
 | `schema` | int | always 1 |
-| `rules` | dict | the `Rules` fields |
-| `rng` | dict | `numpy` PCG64 `bit_generator.state` |
+| `rules` | dict | every `Rules` field, no other |
+| `rng` | dict | `numpy` PCG64 `bit_generator.state`: `bit_generator` "PCG64", `state` {`state`, `inc` (odd)} in 0..2**128-1, `has_uint32` 0 or 1, `uinteger` in 0..2**32-1 |
 | `phase` | str | one of `Phase` names, lower case |
-| `current_player` | int | seat to act |
-| `round_index` | int | 0 for the first round |
-| `values` | list[list[int or null]] | per seat, 12 card values by slot; null = removed slot |
+| `current_player` | int | seat to act (after a truncated round: the seat that played last) |
+| `round_index` | int | 0 for the first round; the number of finished rounds (one less once the game is over) |
+| `values` | list[list[int or null]] | per seat, 12 card values (-2..12) by slot; null = removed slot (whole columns) |
 | `face_up` | list[list[bool]] | per seat, 12 flags (false for removed slots) |
 | `draw_pile` | list[int] | bottom first, top last |
 | `discard_pile` | list[int] | bottom first, top last |
 | `held_card` | int or null | the card in hand |
 | `held_from` | "draw", "discard" or null | where the held card came from |
 | `round_ender` | int or null | seat that turned its last card this round |
-| `final_turns_left` | int | turns still to play in the final lap |
+| `final_turns_left` | int | turns still to play in the final lap (0 before it) |
 | `turns_in_round` | int | turns taken this round (setup reveals excluded) |
 | `pending_starter` | int or null | during setup reveals of a later round: the seat that will start |
 | `totals` | list[int] | game totals per seat |
-| `round_history` | list[list[int]] | scores of every finished round, per seat |
+| `round_history` | list[list[int]] | scores of every finished round, per seat (each -17..284) |
 | `last_round` | dict or null | the last finished round: `round_index`, `ender`, `raw_scores`, `scores`, `values` |
-| `is_truncated` | bool | the round hit `max_turns_per_round` |
+| `is_truncated` | bool | the round hit `max_turns_per_round`: the game stopped in the phase of the last action (holding_drawn or holding_discard), no card held |
 | `round_just_ended` | bool | the last action ended a round |
+
+`from_dict` refuses with a `SnapshotError` that names the field ("invalid snapshot: phase: expected
+one of [...], got [1]") anything that is not such a snapshot of a game the rules can reach, so that a
+loaded game plays on legally to its end:
+
+- Types are JSON's, taken strictly and never coerced: an int is not a bool nor a float (true and 1.0
+  are refused where an int is due), a bool is not 0 or 1, a list is not a tuple; values lie in range.
+- The 150 cards of the deck are all there: grids, piles and hand together.
+- Totals are the sums of `round_history`, whose last row is `last_round.scores` (the ender's score
+  doubled or not); no total reaches `target_score` before the game is over, one does once it is.
+- The phase agrees with the rest: a card held exactly while holding one; the discard pile not empty
+  at the start of a turn; during the setup reveals (initial_reveal "choice" only) the earlier seats
+  have turned two cards, the current one fewer, the later ones none, nothing removed yet; before a
+  final lap every seat keeps a face-down card; in a final lap the ender has none, and `current_player`
+  is the seat `final_turns_left` turns before the ender's turn comes round again; a finished game has
+  every card face-up, as `last_round.values`; `turns_in_round` stays under the turn limit.
 """
 
 from __future__ import annotations
@@ -322,9 +339,9 @@ _SETUP_REVEALS = 2  # cards each player turns face-up in the setup (rules.SETUP_
 # A round's raw score lies between the 12 lowest and the 12 highest cards of the deck; the
 # ender's doubling can double the highest.
 _DECK_ASCENDING = sorted(v for v, count in CARD_COUNTS.items() for _ in range(count))
-MIN_ROUND_SCORE = sum(_DECK_ASCENDING[:NUM_SLOTS])  # -17
-MAX_RAW_SCORE = sum(_DECK_ASCENDING[-NUM_SLOTS:])  # 144
-MAX_ROUND_SCORE = 2 * MAX_RAW_SCORE
+_MIN_ROUND_SCORE = sum(_DECK_ASCENDING[:NUM_SLOTS])  # -17
+_MAX_RAW_SCORE = sum(_DECK_ASCENDING[-NUM_SLOTS:])  # 142
+_MAX_ROUND_SCORE = 2 * _MAX_RAW_SCORE
 
 
 # ------------------------------------------------------- snapshot checks
@@ -454,7 +471,7 @@ def _from_dict(d: Any) -> GameState:
         raise _error("rules", str(e)) from None
     n = rules.num_players
 
-    # ---- each field on its own: type and range
+    # ---- each field on its own: type and range (the cross-checks follow, on the state)
     phase = _PHASE_BY_NAME[_choice("phase", d["phase"], list(_PHASE_BY_NAME))]
     current_player = _int("current_player", d["current_player"], 0, n - 1)
     round_index = _int("round_index", d["round_index"], 0)
@@ -486,170 +503,13 @@ def _from_dict(d: Any) -> GameState:
     pending_starter = _seat_or_null("pending_starter", d["pending_starter"], n)
     totals = [_int(f"totals[{seat}]", t) for seat, t in enumerate(_list("totals", d["totals"], n, "totals"))]
     history = [
-        _scores(f"round_history[{r}]", row, n, MIN_ROUND_SCORE, MAX_ROUND_SCORE)
+        _scores(f"round_history[{r}]", row, n, _MIN_ROUND_SCORE, _MAX_ROUND_SCORE)
         for r, row in enumerate(_list("round_history", d["round_history"], what="rounds"))
     ]
     is_truncated = _bool("is_truncated", d["is_truncated"])
     round_just_ended = _bool("round_just_ended", d["round_just_ended"])
     last_round = None if d["last_round"] is None else _last_round(d["last_round"], n)
     rng = _rng(d["rng"])
-
-    # ---- the fields against each other: the cards, the scores, the course of the game
-    counts: dict[int, int] = {}
-    for c in [*piles["draw_pile"], *piles["discard_pile"], *([] if held is None else [held])]:
-        counts[c] = counts.get(c, 0) + 1
-    for row_v, row_s in zip(grid_values, grid_status):
-        for v, s in zip(row_v, row_s):
-            if s != REMOVED:
-                counts[v] = counts.get(v, 0) + 1
-    for v, expected in CARD_COUNTS.items():
-        _check(
-            counts.get(v, 0) == expected,
-            "cards",
-            f"the game holds {counts.get(v, 0)} cards of value {v} (values, draw_pile, discard_pile, held_card), "
-            f"the deck has {expected}",
-        )
-
-    sums = [sum(column) for column in zip(*history)] if history else [0] * n
-    _check(totals == sums, "totals", f"expected the sums of round_history, {sums}, got {_show(totals)}")
-    if last_round is None:
-        _check(not history, "last_round", f"expected the last of {len(history)} finished rounds, got null")
-    else:
-        _check(bool(history), "last_round", "expected null: round_history is empty")
-        _check(last_round.scores == history[-1], "last_round.scores", "expected round_history's last row")
-        _check(
-            last_round.round_index == len(history) - 1,
-            "last_round.round_index",
-            f"expected {len(history) - 1} (round_history has {len(history)} rounds), got {_show(last_round.round_index)}",
-        )
-
-    over = phase == Phase.GAME_OVER
-    name = Phase(phase).name.lower()
-    if over:
-        _check(bool(history), "phase", "game_over needs a finished round (round_history is empty)")
-        _check(
-            max(totals) >= rules.target_score,
-            "phase",
-            f"game_over needs a total >= target_score {_show(rules.target_score)}",
-        )
-    else:
-        _check(
-            max(totals) < rules.target_score,
-            "totals",
-            f"a total >= target_score {_show(rules.target_score)} ends the game, but phase is {name}",
-        )
-    expected_index = len(history) - 1 if over else len(history)
-    _check(
-        round_index == expected_index,
-        "round_index",
-        f"expected {expected_index} ({len(history)} rounds finished, phase {name}), got {_show(round_index)}",
-    )
-
-    # What is held: a card while holding one; nothing else, nor once a round is truncated (the
-    # truncating turn ends in the phase of its last action, holding_drawn or holding_discard).
-    if is_truncated:
-        _check(
-            phase in (Phase.HOLDING_DRAWN, Phase.HOLDING_DISCARD),
-            "is_truncated",
-            f"a round is truncated after a turn's last action (phase holding_drawn or holding_discard), not in {name}",
-        )
-        _check(held is None and held_from is None, "held_card", "expected null: the round was truncated")
-    else:
-        expected_from = {Phase.HOLDING_DRAWN: "draw", Phase.HOLDING_DISCARD: "discard"}.get(Phase(phase))
-        _check(held_from == expected_from, "held_from", f"phase {name} needs {expected_from!r}, got {held_from!r}")
-        _check(
-            (held is None) == (expected_from is None),
-            "held_card",
-            f"phase {name} needs {'a card' if expected_from else 'null'}, got {held!r}",
-        )
-    _check(
-        phase != Phase.CHOOSE_SOURCE or bool(piles["discard_pile"]),
-        "discard_pile",
-        "expected a card: it is empty at the start of a turn",
-    )
-
-    limit = rules.max_turns_per_round
-    cap = None if limit is None else limit * n
-    if is_truncated:
-        _check(
-            cap is not None and turns_in_round == cap,
-            "turns_in_round",
-            f"a truncated round has max_turns_per_round * num_players = {_show(cap)} turns, got {_show(turns_in_round)}",
-        )
-    elif cap is not None:
-        _check(
-            turns_in_round <= cap if over else turns_in_round < cap,
-            "turns_in_round",
-            f"expected {'at most' if over else 'less than'} max_turns_per_round * num_players = {_show(cap)}, got "
-            f"{_show(turns_in_round)} (is_truncated is false)",
-        )
-
-    if over:
-        _check(round_just_ended, "round_just_ended", "expected true: the last action ended the game")
-    if round_just_ended:
-        _check(bool(history), "round_just_ended", "expected false: no round has finished")
-        _check(
-            over or (turns_in_round == 0 and phase in (Phase.SETUP_REVEAL, Phase.CHOOSE_SOURCE)),
-            "round_just_ended",
-            f"expected false: the new round has begun (phase {name}, turns_in_round {_show(turns_in_round)})",
-        )
-
-    hidden = [row.count(HIDDEN) for row in grid_status]
-    if phase == Phase.SETUP_REVEAL:
-        _check(rules.initial_reveal == "choice", "phase", "setup_reveal needs initial_reveal 'choice'")
-        _check(turns_in_round == 0, "turns_in_round", f"expected 0 during setup_reveal, got {_show(turns_in_round)}")
-        _check(round_ender is None, "round_ender", "expected null during setup_reveal")
-        _check(final_turns_left == 0, "final_turns_left", "expected 0 during setup_reveal")
-        _check(len(piles["discard_pile"]) == 1, "discard_pile", "expected the first discard alone during setup_reveal")
-        for seat in range(n):
-            _check(REMOVED not in grid_status[seat], f"values[{seat}]", "expected no removed column in setup_reveal")
-            up = NUM_SLOTS - hidden[seat]
-            allowed = [_SETUP_REVEALS] if seat < current_player else [0] if seat > current_player else [0, 1]
-            if round_just_ended:
-                allowed = [0]
-            _check(
-                up in allowed,
-                f"face_up[{seat}]",
-                f"seat {seat} has {up} face-up cards in setup_reveal with current_player {current_player} "
-                f"(expected {' or '.join(map(str, allowed))})",
-            )
-        if round_index == 0:
-            _check(pending_starter is None, "pending_starter", "expected null in the first round's setup")
-        else:
-            _check(pending_starter is not None, "pending_starter", "expected the seat that ended the last round")
-    else:
-        _check(pending_starter is None, "pending_starter", f"expected null outside setup_reveal, got {pending_starter}")
-
-    if over:
-        _check(round_ender is not None, "round_ender", "expected the seat that ended the last round, got null")
-        _check(final_turns_left == 0, "final_turns_left", "expected 0 once the game is over")
-        _check(not any(hidden), "face_up", "expected every card face-up once the game is over")
-        assert last_round is not None  # history is not empty
-        _check(d["values"] == last_round.values, "values", "expected the final grids of last_round")
-        _check(last_round.ender == round_ender, "last_round.ender", f"expected round_ender {round_ender}")
-    elif phase != Phase.SETUP_REVEAL:
-        # Whoever turns their last card ends the round; then each other seat plays once more.
-        if round_ender is None:
-            _check(final_turns_left == 0, "final_turns_left", "expected 0 while round_ender is null")
-            to_play = list(range(n))
-        else:
-            _check(final_turns_left >= 1, "final_turns_left", "expected 1.. in a final lap (round_ender is set)")
-            _check(hidden[round_ender] == 0, "round_ender", f"seat {round_ender} still has face-down cards")
-            next_seat = (current_player + 1) % n if is_truncated else current_player
-            expected_next = (round_ender + n - final_turns_left) % n
-            _check(
-                next_seat == expected_next,
-                "current_player",
-                f"round_ender {round_ender} and final_turns_left {final_turns_left} give seat {expected_next} "
-                f"{'as the next to play' if is_truncated else 'to play'}, got {current_player}",
-            )
-            to_play = [(next_seat + k) % n for k in range(final_turns_left)]
-        for seat in [] if is_truncated else to_play:
-            _check(
-                hidden[seat] > 0,
-                f"face_up[{seat}]",
-                f"seat {seat} has no face-down card but did not end the round",
-            )
 
     state = GameState.__new__(GameState)
     state.rules = rules
@@ -672,15 +532,195 @@ def _from_dict(d: Any) -> GameState:
     state.last_round = last_round
     state.is_truncated = is_truncated
     state.round_just_ended = round_just_ended
+
+    # ---- the fields against each other
+    _check_cards(state)
+    _check_scores(state)
+    _check_course(state)
     return state
+
+
+def _check_cards(state: GameState) -> None:
+    """The 150 cards of the deck, no more, no fewer: grids, piles and hand together."""
+    counts: dict[int, int] = {}
+    hand = [] if state.held_card is None else [state.held_card]
+    for c in [*state.draw_pile, *state.discard_pile, *hand]:
+        counts[c] = counts.get(c, 0) + 1
+    for row_v, row_s in zip(state.values, state.status):
+        for v, s in zip(row_v, row_s):
+            if s != REMOVED:
+                counts[v] = counts.get(v, 0) + 1
+    for v, expected in CARD_COUNTS.items():
+        _check(
+            counts.get(v, 0) == expected,
+            "cards",
+            f"the game holds {counts.get(v, 0)} cards of value {v} (values, draw_pile, discard_pile, held_card), "
+            f"the deck has {expected}",
+        )
+
+
+def _check_scores(state: GameState) -> None:
+    """Totals, round history, last round, round index and the target score agree."""
+    history, totals, last_round = state.round_history, state.totals, state.last_round
+    sums = [sum(column) for column in zip(*history)] if history else [0] * state.num_players
+    _check(totals == sums, "totals", f"expected the sums of round_history, {sums}, got {_show(totals)}")
+    if last_round is None:
+        _check(not history, "last_round", f"expected the last of {len(history)} finished rounds, got null")
+    else:
+        _check(bool(history), "last_round", "expected null: round_history is empty")
+        _check(last_round.scores == history[-1], "last_round.scores", "expected round_history's last row")
+        _check(
+            last_round.round_index == len(history) - 1,
+            "last_round.round_index",
+            f"expected {len(history) - 1} (round_history has {len(history)} rounds), got {_show(last_round.round_index)}",
+        )
+    over = state.phase == Phase.GAME_OVER
+    name = Phase(state.phase).name.lower()
+    target = state.rules.target_score
+    if over:
+        _check(bool(history), "phase", "game_over needs a finished round (round_history is empty)")
+        _check(max(totals) >= target, "phase", f"game_over needs a total >= target_score {_show(target)}")
+    else:
+        _check(
+            max(totals) < target,
+            "totals",
+            f"a total >= target_score {_show(target)} ends the game, but phase is {name}",
+        )
+    expected_index = len(history) - 1 if over else len(history)
+    _check(
+        state.round_index == expected_index,
+        "round_index",
+        f"expected {expected_index} ({len(history)} rounds finished, phase {name}), got {_show(state.round_index)}",
+    )
+
+
+def _check_course(state: GameState) -> None:
+    """The phase agrees with the hand, the piles, the turn count, the grids and the seats (module doc)."""
+    phase, n, turns = state.phase, state.num_players, state.turns_in_round
+    name = Phase(phase).name.lower()
+    held, held_from = state.held_card, _HELD_FROM_NAMES[state.held_from]
+    over = phase == Phase.GAME_OVER
+
+    # What is held: a card while holding one; nothing else, nor once a round is truncated (the
+    # truncating turn ends in the phase of its last action, holding_drawn or holding_discard).
+    if state.is_truncated:
+        _check(
+            phase in (Phase.HOLDING_DRAWN, Phase.HOLDING_DISCARD),
+            "is_truncated",
+            f"a round is truncated after a turn's last action (phase holding_drawn or holding_discard), not in {name}",
+        )
+        _check(held is None and held_from is None, "held_card", "expected null: the round was truncated")
+    else:
+        expected_from = {Phase.HOLDING_DRAWN: "draw", Phase.HOLDING_DISCARD: "discard"}.get(Phase(phase))
+        _check(held_from == expected_from, "held_from", f"phase {name} needs {expected_from!r}, got {held_from!r}")
+        _check(
+            (held is None) == (expected_from is None),
+            "held_card",
+            f"phase {name} needs {'a card' if expected_from else 'null'}, got {held!r}",
+        )
+    _check(
+        phase != Phase.CHOOSE_SOURCE or bool(state.discard_pile),
+        "discard_pile",
+        "expected a card: it is empty at the start of a turn",
+    )
+
+    limit = state.rules.max_turns_per_round
+    cap = None if limit is None else limit * n
+    if state.is_truncated:
+        _check(
+            cap is not None and turns == cap,
+            "turns_in_round",
+            f"a truncated round has max_turns_per_round * num_players = {_show(cap)} turns, got {_show(turns)}",
+        )
+    elif cap is not None:
+        _check(
+            turns <= cap if over else turns < cap,
+            "turns_in_round",
+            f"expected {'at most' if over else 'less than'} max_turns_per_round * num_players = {_show(cap)}, got "
+            f"{_show(turns)} (is_truncated is false)",
+        )
+
+    if over:
+        _check(state.round_just_ended, "round_just_ended", "expected true: the last action ended the game")
+    if state.round_just_ended:
+        _check(bool(state.round_history), "round_just_ended", "expected false: no round has finished")
+        _check(
+            over or (turns == 0 and phase in (Phase.SETUP_REVEAL, Phase.CHOOSE_SOURCE)),
+            "round_just_ended",
+            f"expected false: the new round has begun (phase {name}, turns_in_round {_show(turns)})",
+        )
+
+    if phase == Phase.SETUP_REVEAL:
+        _check_setup(state)
+    else:
+        _check(
+            state.pending_starter is None,
+            "pending_starter",
+            f"expected null outside setup_reveal, got {state.pending_starter}",
+        )
+    hidden = [row.count(HIDDEN) for row in state.status]
+    ender, turns_left, current = state.round_ender, state.final_turns_left, state.current_player
+    if over:
+        last = state.last_round
+        _check(ender is not None, "round_ender", "expected the seat that ended the last round, got null")
+        _check(turns_left == 0, "final_turns_left", "expected 0 once the game is over")
+        _check(not any(hidden), "face_up", "expected every card face-up once the game is over")
+        final_grids = [state.visible_values(seat) for seat in range(n)]
+        _check(last is not None and final_grids == last.values, "values", "expected the final grids of last_round")
+        _check(last is not None and last.ender == ender, "last_round.ender", f"expected round_ender {ender}")
+    elif phase != Phase.SETUP_REVEAL:
+        # Whoever turns their last card ends the round; then each other seat plays once more.
+        if ender is None:
+            _check(turns_left == 0, "final_turns_left", "expected 0 while round_ender is null")
+            to_play = list(range(n))
+        else:
+            _check(turns_left >= 1, "final_turns_left", "expected 1.. in a final lap (round_ender is set)")
+            _check(hidden[ender] == 0, "round_ender", f"seat {ender} still has face-down cards")
+            next_seat = (current + 1) % n if state.is_truncated else current
+            expected_next = (ender + n - turns_left) % n
+            _check(
+                next_seat == expected_next,
+                "current_player",
+                f"round_ender {ender} and final_turns_left {turns_left} give seat {expected_next} "
+                f"{'as the next to play' if state.is_truncated else 'to play'}, got {current}",
+            )
+            to_play = [(next_seat + k) % n for k in range(turns_left)]
+        for seat in [] if state.is_truncated else to_play:
+            _check(hidden[seat] > 0, f"face_up[{seat}]", f"seat {seat} has no face-down card but did not end the round")
+
+
+def _check_setup(state: GameState) -> None:
+    """During the setup reveals: a fresh deal, earlier seats have turned two cards, later ones none."""
+    current, turns = state.current_player, state.turns_in_round
+    _check(state.rules.initial_reveal == "choice", "phase", "setup_reveal needs initial_reveal 'choice'")
+    _check(turns == 0, "turns_in_round", f"expected 0 during setup_reveal, got {_show(turns)}")
+    _check(state.round_ender is None, "round_ender", "expected null during setup_reveal")
+    _check(state.final_turns_left == 0, "final_turns_left", "expected 0 during setup_reveal")
+    _check(len(state.discard_pile) == 1, "discard_pile", "expected the first discard alone during setup_reveal")
+    for seat, row in enumerate(state.status):
+        _check(REMOVED not in row, f"values[{seat}]", "expected no removed column in setup_reveal")
+        up = row.count(FACE_UP)
+        allowed = [_SETUP_REVEALS] if seat < current else [0] if seat > current else [0, 1]
+        if state.round_just_ended:
+            allowed = [0]
+        _check(
+            up in allowed,
+            f"face_up[{seat}]",
+            f"seat {seat} has {up} face-up cards in setup_reveal with current_player {current} "
+            f"(expected {' or '.join(map(str, allowed))})",
+        )
+    if state.round_index == 0:
+        _check(state.pending_starter is None, "pending_starter", "expected null in the first round's setup")
+    else:
+        _check(state.pending_starter is not None, "pending_starter", "expected the seat that ended the last round")
 
 
 def _last_round(x: Any, n: int) -> RoundResult:
     """`last_round`: its fields checked, the ender's doubling included (x2 only if positive)."""
     d = _dict("last_round", x, _LAST_ROUND_KEYS)
     ender = _int("last_round.ender", d["ender"], 0, n - 1)
-    raw = _scores("last_round.raw_scores", d["raw_scores"], n, MIN_ROUND_SCORE, MAX_RAW_SCORE)
-    scores = _scores("last_round.scores", d["scores"], n, MIN_ROUND_SCORE, MAX_ROUND_SCORE)
+    raw = _scores("last_round.raw_scores", d["raw_scores"], n, _MIN_ROUND_SCORE, _MAX_RAW_SCORE)
+    scores = _scores("last_round.scores", d["scores"], n, _MIN_ROUND_SCORE, _MAX_ROUND_SCORE)
     for seat in range(n):
         doubled = seat == ender and raw[seat] > 0 and scores[seat] == 2 * raw[seat]
         _check(

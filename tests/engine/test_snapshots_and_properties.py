@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from skyjo_env.engine import (
     CARD_COUNTS,
     GameState,
+    Phase,
     Rules,
     SnapshotError,
     apply_action,
@@ -132,6 +133,122 @@ def test_from_dict_rejects_a_removed_slot_marked_face_up():
 
     with pytest.raises(SnapshotError, match=r"face_up\[0\]\[0\]: expected false for a removed slot"):
         GameState.from_dict(broken(change))
+
+
+def snapshot_when(condition: Callable[[GameState], bool], **options) -> dict:
+    """The snapshot of the first state of a seeded game (3 players unless told) where `condition` holds."""
+    state = new_game(Rules(**{"num_players": 3, **options}), seed=3)
+    k = 0
+    while not condition(state):
+        legal = legal_actions(state)
+        apply_action(state, legal[k * 7 % len(legal)])
+        k += 1
+    return state.to_dict()
+
+
+def test_a_truncated_game_snapshot_loads_and_writes_back_the_same():
+    """The truncating turn ends in the phase of its last action, with no card held (was refused)."""
+    d = snapshot_when(lambda s: s.is_finished, max_turns_per_round=2)
+    assert d["is_truncated"] and d["phase"] in ("holding_drawn", "holding_discard") and d["held_card"] is None
+    state = GameState.from_dict(copy.deepcopy(d))
+    assert state.to_dict() == d and state.is_finished and legal_actions(state) == []
+
+
+def test_a_finished_game_snapshot_loads_and_writes_back_the_same():
+    d = snapshot_when(lambda s: s.is_game_over, target_score=20)
+    assert GameState.from_dict(copy.deepcopy(d)).to_dict() == d
+
+
+def test_huge_but_valid_rule_values_load():
+    """Error messages are not built from a value too long to print (Python refuses str() past 4300 digits)."""
+    d = snapshot_when(lambda s: s.turns_in_round == 5)
+    d["rules"].update(target_score=10**5000, max_turns_per_round=10**5000)
+    assert GameState.from_dict(d).rules.target_score == 10**5000
+
+
+def empty_discard_at_turn_start(d: dict) -> None:
+    d["draw_pile"] += d["discard_pile"]
+    d["discard_pile"] = []
+
+
+def every_card_face_up(seat: int) -> Callable[[dict], None]:
+    def change(d: dict) -> None:
+        d["face_up"][seat] = [v is not None for v in d["values"][seat]]
+
+    return change
+
+
+def final_lap(ender: int, turns_left: int, current: int) -> Callable[[dict], None]:
+    def change(d: dict) -> None:
+        every_card_face_up(ender)(d)
+        d.update(round_ender=ender, final_turns_left=turns_left, current_player=current)
+
+    return change
+
+
+def put_the_held_card_down(d: dict) -> None:
+    d["discard_pile"].append(d["held_card"])
+    d["held_card"] = None
+
+
+def turned_in_setup(seat: int, slots: list[int]) -> Callable[[dict], None]:
+    def change(d: dict) -> None:
+        for slot in slots:
+            d["face_up"][seat][slot] = True
+
+    return change
+
+
+def at_turn_start(state: GameState) -> bool:
+    return state.phase == Phase.CHOOSE_SOURCE and state.turns_in_round >= 4
+
+
+def holding_drawn(state: GameState) -> bool:
+    return state.phase == Phase.HOLDING_DRAWN
+
+
+def in_setup(state: GameState) -> bool:
+    return state.current_player == 1  # seat 0 has turned its two cards, seats 1 and 2 none
+
+
+def in_round_two(state: GameState) -> bool:
+    return state.round_index == 1 and state.phase == Phase.CHOOSE_SOURCE
+
+
+@pytest.mark.parametrize(
+    ("when", "change", "message"),
+    [
+        (
+            at_turn_start,
+            empty_discard_at_turn_start,
+            "discard_pile: expected a card: it is empty at the start of a turn",
+        ),
+        (at_turn_start, every_card_face_up(2), "face_up[2]: seat 2 has no face-down card but did not end the round"),
+        (at_turn_start, final_lap(0, 0, 1), "final_turns_left: expected 1.. in a final lap (round_ender is set)"),
+        (at_turn_start, final_lap(0, 1, 1), "current_player: round_ender 0 and final_turns_left 1 give seat 2 to play"),
+        (holding_drawn, put_the_held_card_down, "held_card: phase holding_drawn needs a card, got None"),
+        (in_setup, turned_in_setup(2, [0, 1]), "face_up[2]: seat 2 has 2 face-up cards in setup_reveal"),
+        (in_setup, turned_in_setup(1, [0, 1, 2]), "face_up[1]: seat 1 has 3 face-up cards"),
+        (at_turn_start, lambda d: d.update(is_truncated=True), "is_truncated: a round is truncated after a turn's"),
+        (at_turn_start, lambda d: d.update(round_just_ended=True), "round_just_ended: expected false: no round"),
+        (at_turn_start, lambda d: d.update(pending_starter=0), "pending_starter: expected null outside setup_reveal"),
+        (at_turn_start, lambda d: d.update(round_index=1), "round_index: expected 0 (0 rounds finished"),
+        (at_turn_start, lambda d: d.update(phase="game_over"), "phase: game_over needs a finished round"),
+        (at_turn_start, lambda d: d["rules"].update(target_score=True), "rules: target_score must be an int >= 1"),
+        (
+            in_round_two,
+            lambda d: d["last_round"]["scores"].__setitem__(1, d["last_round"]["raw_scores"][1] + 1),
+            "last_round.scores[1]: expected raw_scores[1]",
+        ),
+    ],
+)
+def test_from_dict_refuses_a_snapshot_whose_fields_contradict_each_other(when, change, message):
+    d = snapshot_when(when)
+    assert GameState.from_dict(copy.deepcopy(d)).to_dict() == d  # the snapshot before the change loads
+    change(d)
+    with pytest.raises(SnapshotError) as err:
+        GameState.from_dict(d)
+    assert message in str(err.value)
 
 
 # ------------------------------------------------------------ properties
