@@ -215,6 +215,40 @@ def in_round_two(state: GameState) -> bool:
     return state.round_index == 1 and state.phase == Phase.CHOOSE_SOURCE
 
 
+def truncated(state: GameState) -> bool:
+    return state.is_truncated
+
+
+def game_over(state: GameState) -> bool:
+    return state.is_game_over
+
+
+#: Rules for the games in which these moments come soon.
+RULES_FOR = {truncated: {"max_turns_per_round": 2}, game_over: {"target_score": 20}}
+
+
+def pick_up_a_card(d: dict) -> None:
+    d["held_card"] = d["draw_pile"].pop()
+    d["held_from"] = "draw" if d["phase"] == "holding_drawn" else "discard"
+
+
+def ender_with_a_face_down_card(d: dict) -> None:
+    d.update(round_ender=(d["current_player"] + 1) % 3, final_turns_left=1)  # the ender's turn would come next
+
+
+def clear_column_in_setup(d: dict) -> None:
+    d["draw_pile"] += d["values"][2][:3]
+    d["values"][2][:3] = [None] * 3
+
+
+def turn_a_card_down(d: dict) -> None:
+    d["face_up"][0][d["values"][0].index(next(v for v in d["values"][0] if v is not None))] = False
+
+
+def lower_the_target_to_the_highest_total(d: dict) -> None:
+    d["rules"]["target_score"] = max(d["totals"])
+
+
 @pytest.mark.parametrize(
     ("when", "change", "message"),
     [
@@ -235,6 +269,16 @@ def in_round_two(state: GameState) -> bool:
         (at_turn_start, lambda d: d.update(round_index=1), "round_index: expected 0 (0 rounds finished"),
         (at_turn_start, lambda d: d.update(phase="game_over"), "phase: game_over needs a finished round"),
         (at_turn_start, lambda d: d["rules"].update(target_score=True), "rules: target_score must be an int >= 1"),
+        (truncated, pick_up_a_card, "held_card: expected null: the round was truncated"),
+        (at_turn_start, ender_with_a_face_down_card, "still has face-down cards"),
+        (
+            at_turn_start,
+            lambda d: d["rules"].update(max_turns_per_round=1),
+            "turns_in_round: expected less than max_turns_per_round * num_players = 3, got",
+        ),
+        (in_setup, clear_column_in_setup, "values[2]: expected no removed column in setup_reveal"),
+        (game_over, turn_a_card_down, "face_up: expected every card face-up once the game is over"),
+        (in_round_two, lower_the_target_to_the_highest_total, "totals: a total >= target_score"),
         (
             in_round_two,
             lambda d: d["last_round"]["scores"].__setitem__(1, d["last_round"]["raw_scores"][1] + 1),
@@ -243,7 +287,7 @@ def in_round_two(state: GameState) -> bool:
     ],
 )
 def test_from_dict_refuses_a_snapshot_whose_fields_contradict_each_other(when, change, message):
-    d = snapshot_when(when)
+    d = snapshot_when(when, **RULES_FOR.get(when, {}))
     assert GameState.from_dict(copy.deepcopy(d)).to_dict() == d  # the snapshot before the change loads
     change(d)
     with pytest.raises(SnapshotError) as err:
