@@ -56,7 +56,7 @@ def scenario(
     held_from: str | None = None,
     round_ender: int | None = None,
     final_turns_left: int = 0,
-    round_index: int = 0,
+    round_index: int | None = None,
     history: list[list[int]] | None = None,
     pending_starter: int | None = None,
     turns_in_round: int = 0,
@@ -81,6 +81,7 @@ def scenario(
     else:
         draw_pile, discard_pile = draw_top, rest + discard
     history = history or []
+    round_index = len(history) if round_index is None else round_index  # one round per history row
     totals = [sum(col) for col in zip(*history)] if history else [0] * n
     last_round = None
     if history:
