@@ -1,4 +1,4 @@
-"""`agents.make(name)`: bots by name (and trained models by path, once training exists)."""
+"""`agents.make(name)`: bots by name, trained models by path (`.safetensors` policy files, SB3 `.zip` checkpoints)."""
 
 from __future__ import annotations
 
@@ -37,11 +37,14 @@ def make(name: str | Policy, **kwargs: Any) -> Policy:
     if name in _REGISTRY:
         factory, _ = _REGISTRY[name]
         return factory(**kwargs)
-    if name.endswith(".zip") or "/" in name or Path(name).exists():
+    if name.endswith((".safetensors", ".zip")) or "/" in name or Path(name).exists():
         from agents.ppo_bot import PolicyBot
 
         return PolicyBot(name, **kwargs)
-    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(_REGISTRY))}, or a path to a model .zip")
+    raise ValueError(
+        f"unknown agent {name!r}; known agents: {', '.join(sorted(_REGISTRY))}, "
+        "or a path to a model file (.safetensors, or an SB3 .zip)"
+    )
 
 
 _loaded = False
@@ -58,7 +61,7 @@ def _load_builtins() -> None:
 
     for bot in (RandomBot, GreedyBot, ExpertBot):
         register(bot.name, bot, bot.__doc__.splitlines()[0])
-    register("ppo", _shipped_ppo, "the shipped MaskablePPO agent for 2 players (agents/models/ppo_2p.zip)")
+    register("ppo", _shipped_ppo, "the shipped MaskablePPO agent for 2 players (agents/models/ppo_2p.safetensors)")
 
 
 def _shipped_ppo(**kwargs: Any) -> Policy:

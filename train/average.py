@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agents.sb3_model import network_from_sb3
+
 
 class AverageError(ValueError):
     """Models that cannot be averaged, with the reason."""
@@ -23,12 +25,10 @@ def average_models(paths: list[Path], out: Path) -> Path:
     """Write the weight-average of the MaskablePPO models at `paths` to `out`."""
     from sb3_contrib import MaskablePPO
 
-    from agents.ppo_bot import load_policy_layers
-
     if len(paths) < 2:
         raise AverageError("averaging needs at least two models")
     for path in paths:
-        load_policy_layers(path)  # missing, truncated or foreign files fail here with the reason
+        network_from_sb3(path)  # missing, truncated or foreign files fail here with the reason
     models = [MaskablePPO.load(path, device="cpu") for path in paths]
     weights = [model.policy.state_dict() for model in models]
     first = weights[0]

@@ -3,9 +3,9 @@
 Trains sb3-contrib's MaskablePPO on the Gymnasium env against the config's opponent
 mix (bots and frozen past checkpoints). The run folder holds the resolved config,
 TensorBoard logs (tb/), checkpoints/ (resume points), pool/ (self-play snapshots),
-metrics.jsonl (periodic evaluations), best_model.zip, final_model.zip and the final
-evaluation report (eval.txt, eval.json, in `skyjo eval`'s format). Ctrl-C saves a
-checkpoint before it exits.
+metrics.jsonl (periodic evaluations), best_model.zip, final_model.zip (each with a
+pickle-free `.safetensors` copy, `agents.model_file`) and the final evaluation report
+(eval.txt, eval.json, in `skyjo eval`'s format). Ctrl-C saves a checkpoint before it exits.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agents.sb3_model import export_sb3_model
 from train.config import ConfigError, TrainConfig
 
 LATEST = "latest.zip"
@@ -261,6 +262,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     model.save(final)
     if not (run_dir / "best_model.zip").exists():
         model.save(run_dir / "best_model.zip")
+    for checkpoint in (final, run_dir / "best_model.zip"):  # pickle-free copies, safe to share (agents.model_file)
+        export_sb3_model(checkpoint, checkpoint.with_suffix(".safetensors"), run=run_dir.name, config=config.name)
     final_report(config, run_dir)
     return final
 

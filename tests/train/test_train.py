@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 import agents
+from agents.model_file import load_policy
 from agents.ppo_bot import ModelLoadError, PolicyBot
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
@@ -56,6 +57,10 @@ def tiny_run(tmp_path_factory) -> Path:
 def test_a_run_folder_has_everything(tiny_run):
     for name in ("config.yaml", "best_model.zip", "final_model.zip", "eval.txt", "eval.json", "metrics.jsonl"):
         assert (tiny_run / name).is_file(), name
+    for name in ("best_model", "final_model"):  # the pickle-free copies hold the checkpoints' policy
+        exported, checkpoint = load_policy(tiny_run / f"{name}.safetensors"), PolicyBot(tiny_run / f"{name}.zip")
+        assert exported.info["run"] == tiny_run.name and exported.info["config"] == "tiny"
+        assert all(np.array_equal(w, w2) for (w, _), (w2, _) in zip(exported.weights, checkpoint.network.weights))
     assert (tiny_run / "checkpoints" / "latest.zip").is_file()
     assert list((tiny_run / "pool").glob("*.zip")), "self-play snapshots"
     assert list((tiny_run / "tb").rglob("events.out.tfevents.*")), "TensorBoard events"
@@ -130,13 +135,13 @@ def test_stages_are_drawn_end_to_end():
 
 @pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_average_writes_the_mean_of_the_weights_and_plays(tiny_run, tmp_path):
-    from agents.ppo_bot import load_policy_layers
+    from agents.sb3_model import network_from_sb3
 
     snapshots = [*sorted((tiny_run / "pool").glob("*.zip")), tiny_run / "final_model.zip"]
     out = tmp_path / "mean.zip"
     done = skyjo("average", str(out), *map(str, snapshots[-2:]), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    layers = [load_policy_layers(p)[0] for p in (*snapshots[-2:], out)]
+    layers = [network_from_sb3(p).weights for p in (*snapshots[-2:], out)]
     for (w1, b1), (w2, b2), (w, b) in zip(*layers):
         assert np.allclose(w, (w1 + w2) / 2, atol=1e-6) and np.allclose(b, (b1 + b2) / 2, atol=1e-6)
     assert not np.allclose(layers[0][0][0], layers[1][0][0]), "the two inputs should differ"

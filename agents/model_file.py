@@ -1,0 +1,315 @@
+"""Policy files that cannot run code: the `skyjo-policy` format, a `.safetensors` file.
+
+An SB3 `.zip` is unpickled when it is loaded, so a model file from a stranger can run any
+code on your machine. A policy file holds only numbers and text: a safetensors file (an
+8-byte header length, a JSON header, then raw little-endian tensors; reading it parses
+JSON and copies bytes, nothing else) whose metadata says what the numbers are. Loading
+needs numpy and the small `safetensors` package, no torch and no stable-baselines3.
+
+Tensors: `policy.{i}.weight`, shape (out, in), and `policy.{i}.bias`, shape (out,), one
+pair per layer from the observation to the 26 action logits, float32.
+
+Metadata: the key `skyjo_policy` of the safetensors header holds one JSON object:
+
+| field | example | meaning |
+|---|---|---|
+| `format` | `"skyjo-policy"` | what the file is |
+| `format_version` | `1` | this layout; a reader refuses a version it does not know |
+| `architecture` | `"mlp"` | how the layers connect: `mlp`, each layer feeds the next |
+| `observation` | `"skyjo_v0"` | the observation the network reads (`skyjo_env.observation`, env version v0) |
+| `players` | `[2]` | the table sizes it plays; an `mlp` reads one size's observation, so one entry |
+| `activation` | `"tanh"` | between layers (`tanh`, `relu`); the last layer's output are the logits |
+| `layers` | `[{"name": "policy.0", "shape": [256, 496]}, ...]` | each layer's tensors and weight shape, in order |
+| `info` | `{"trained_steps": 3000000, "source": "ppo_2p.zip", "created": "..."}` | provenance, optional, free-form |
+
+`load_policy(path)` checks every field, name, dtype and shape, that the layers chain from
+the observation size of the declared players to 26 logits, and that every weight is
+finite; anything else is a `ModelLoadError` that says what is wrong. `save_policy` writes
+a `PolicyNetwork`; `agents.sb3_model.export_sb3_model` converts an SB3 checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from zipfile import is_zipfile
+
+import numpy as np
+from safetensors import SafetensorError, safe_open
+from safetensors.numpy import save_file
+
+from skyjo_env.engine.actions import NUM_ACTIONS
+from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
+from skyjo_env.observation import observation_size
+
+FORMAT = "skyjo-policy"
+FORMAT_VERSION = 1
+METADATA_KEY = "skyjo_policy"
+SUFFIX = ".safetensors"
+OBSERVATION_VERSION = "skyjo_v0"
+ARCHITECTURES = ("mlp",)
+#: The observations a network may read: version -> observation size for a table size.
+OBSERVATIONS: dict[str, Callable[[int], int]] = {OBSERVATION_VERSION: observation_size}
+#: Stored weights: float32, what SB3 trains (the forward pass runs in float64).
+WEIGHT_DTYPE = "F32"
+_FIELDS = ("format", "format_version", "architecture", "observation", "players", "activation", "layers")
+_OPTIONAL_FIELDS = ("info",)
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"tanh": np.tanh, "relu": _relu}
+
+
+class ModelLoadError(ValueError):
+    """A model file that cannot be used as a Skyjo bot (damaged, foreign, mismatched, or needing a missing extra)."""
+
+
+class PolicyNetwork:
+    """A policy's layers as numpy: observations in, the 26 action logits out.
+
+    `layers` are (weight (out, in), bias (out,)) float32 pairs; the forward pass runs in
+    float64. The constructor checks what `load_policy` checks of a file's tensors and raises
+    `ModelLoadError` naming the problem.
+    """
+
+    def __init__(
+        self,
+        layers: Sequence[tuple[np.ndarray, np.ndarray]],
+        activation: str,
+        players: Sequence[int],
+        observation: str = OBSERVATION_VERSION,
+        architecture: str = "mlp",
+        info: Mapping[str, Any] | None = None,
+    ) -> None:
+        if architecture not in ARCHITECTURES:
+            raise ModelLoadError(
+                f"architecture {architecture!r} is not supported (supported: {', '.join(ARCHITECTURES)})"
+            )
+        if activation not in ACTIVATIONS:
+            raise ModelLoadError(f"activation {activation!r} is not supported (supported: {', '.join(ACTIVATIONS)})")
+        if observation not in OBSERVATIONS:
+            raise ModelLoadError(f"observation {observation!r} is unknown (known: {', '.join(OBSERVATIONS)})")
+        players = tuple(players)
+        if not players or not all(_is_int(n) and MIN_PLAYERS <= n <= MAX_PLAYERS for n in players):
+            raise ModelLoadError(f"players must list table sizes {MIN_PLAYERS}..{MAX_PLAYERS}, got {list(players)}")
+        if len(set(players)) != len(players):
+            raise ModelLoadError(f"players lists a table size twice: {list(players)}")
+        if architecture == "mlp" and len(players) != 1:
+            raise ModelLoadError(f"an mlp reads one table size's observation; players lists {list(players)}")
+        if not layers:
+            raise ModelLoadError("the network has no layers")
+        self.architecture = architecture
+        self.activation = activation
+        self.players = players
+        self.observation = observation
+        self.info = dict(info or {})
+        self.observation_size = OBSERVATIONS[observation](players[0])
+        self.weights: list[tuple[np.ndarray, np.ndarray]] = []
+        expected_in = self.observation_size
+        for i, (weight, bias) in enumerate(layers):
+            for part, array in (("weight", weight), ("bias", bias)):
+                if not isinstance(array, np.ndarray) or array.dtype != np.float32:
+                    kind = array.dtype if isinstance(array, np.ndarray) else type(array).__name__
+                    raise ModelLoadError(f"layer {i} {part} is {kind}; weights must be float32")
+                if not np.isfinite(array).all():
+                    raise ModelLoadError(f"layer {i} {part} holds NaN or infinite values")
+            if weight.ndim != 2 or bias.shape != (weight.shape[0],):
+                raise ModelLoadError(
+                    f"layer {i} has weight shape {weight.shape} and bias shape {bias.shape}; "
+                    "expected (out, in) and (out,)"
+                )
+            if weight.shape[1] != expected_in:
+                what = (
+                    f"the {observation} observation for {players[0]} players has size {expected_in}"
+                    if i == 0
+                    else f"layer {i - 1} gives {expected_in} outputs"
+                )
+                raise ModelLoadError(f"layer {i} takes {weight.shape[1]} inputs, but {what}")
+            expected_in = weight.shape[0]
+            self.weights.append((weight, bias))
+        if expected_in != NUM_ACTIONS:
+            raise ModelLoadError(f"the last layer gives {expected_in} outputs; Skyjo has {NUM_ACTIONS} actions")
+        self._layers64 = [(w.astype(np.float64), b.astype(np.float64)) for w, b in self.weights]
+        self._activate = ACTIVATIONS[activation]
+
+    @property
+    def num_players(self) -> int:
+        """The one table size of a single-size network."""
+        if len(self.players) != 1:
+            raise ValueError(f"this network plays {list(self.players)} players, not one size")
+        return self.players[0]
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """Action logits: (D,) -> (26,), or a batch (B, D) -> (B, 26) in one matrix product per layer."""
+        x = np.asarray(observations)
+        if x.ndim not in (1, 2) or x.shape[-1] != self.observation_size:
+            raise ValueError(
+                f"expected observations of shape (D,) or (B, D) with D = {self.observation_size}, got {x.shape}"
+            )
+        *hidden, (last_w, last_b) = self._layers64
+        if x.ndim == 1:
+            for weight, bias in hidden:
+                x = self._activate(weight @ x + bias)
+            return last_w @ x + last_b
+        for weight, bias in hidden:
+            x = self._activate(x @ weight.T + bias)
+        return x @ last_w.T + last_b
+
+    def layer_names(self) -> list[str]:
+        return [f"policy.{i}" for i in range(len(self.weights))]
+
+    def metadata(self) -> dict[str, Any]:
+        """The `skyjo_policy` JSON object of this network's file."""
+        meta: dict[str, Any] = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "architecture": self.architecture,
+            "observation": self.observation,
+            "players": list(self.players),
+            "activation": self.activation,
+            "layers": [
+                {"name": name, "shape": list(w.shape)} for name, (w, _) in zip(self.layer_names(), self.weights)
+            ],
+        }
+        if self.info:
+            meta["info"] = dict(self.info)
+        return meta
+
+    def __repr__(self) -> str:
+        shapes = " -> ".join(str(w.shape[1]) for w, _ in self.weights) + f" -> {NUM_ACTIONS}"
+        return f"<PolicyNetwork {self.architecture} {shapes}, {self.activation}, {list(self.players)} players>"
+
+
+def save_policy(network: PolicyNetwork, path: str | Path) -> Path:
+    """Write `network` as a policy file (the name should end in `.safetensors`); return the path."""
+    path = Path(path)
+    tensors: dict[str, np.ndarray] = {}
+    for name, (weight, bias) in zip(network.layer_names(), network.weights):
+        tensors[f"{name}.weight"] = np.ascontiguousarray(weight)
+        tensors[f"{name}.bias"] = np.ascontiguousarray(bias)
+    try:
+        text = json.dumps(network.metadata(), allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"the network's info must be plain JSON (str, int, float, list, dict): {e}") from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, path, metadata={METADATA_KEY: text})
+    return path
+
+
+def load_policy(path: str | Path) -> PolicyNetwork:
+    """Read a policy file; a file that is not one, or not a consistent one, is a `ModelLoadError` saying why."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"model file not found: {path}")
+    if path.is_dir():
+        raise ModelLoadError(f"{path} is a directory, not a model file")
+    try:
+        with safe_open(path, framework="numpy") as f:
+            header = f.metadata() or {}
+            names = set(f.keys())
+            slices = {name: f.get_slice(name) for name in names}
+            dtypes = {name: s.get_dtype() for name, s in slices.items()}
+            shapes = {name: tuple(s.get_shape()) for name, s in slices.items()}
+            meta = _parse_metadata(path, header)
+            declared = [(layer["name"], tuple(layer["shape"])) for layer in meta["layers"]]
+            expected = {}
+            for name, shape in declared:
+                expected[f"{name}.weight"] = shape
+                expected[f"{name}.bias"] = shape[:1]
+            _check_tensors(path, expected, dtypes, shapes)
+            tensors = {name: np.array(f.get_tensor(name)) for name in expected}
+    except SafetensorError as e:
+        hint = " It is a zip: an SB3 checkpoint? `skyjo export` makes a policy file of one." if is_zipfile(path) else ""
+        raise ModelLoadError(f"{path} is not a model file (not a readable safetensors file: {e}).{hint}") from None
+    layers = [(tensors[f"{name}.weight"], tensors[f"{name}.bias"]) for name, _ in declared]
+    try:
+        return PolicyNetwork(
+            layers,
+            activation=meta["activation"],
+            players=meta["players"],
+            observation=meta["observation"],
+            architecture=meta["architecture"],
+            info=meta.get("info"),
+        )
+    except ModelLoadError as e:
+        raise ModelLoadError(f"{path}: {e}") from None
+
+
+def _parse_metadata(path: Path, header: Mapping[str, str]) -> dict[str, Any]:
+    """The `skyjo_policy` object, its fields' types checked (their meaning is checked by `PolicyNetwork`)."""
+    if METADATA_KEY not in header:
+        raise ModelLoadError(f"{path} is a safetensors file but not a Skyjo policy (no {METADATA_KEY!r} metadata)")
+    try:
+        meta = json.loads(header[METADATA_KEY])
+    except (ValueError, RecursionError) as e:
+        raise ModelLoadError(f"{path}: the {METADATA_KEY!r} metadata is not JSON ({e})") from None
+    if not isinstance(meta, dict):
+        raise ModelLoadError(f"{path}: the {METADATA_KEY!r} metadata is not a JSON object")
+    if meta.get("format") != FORMAT:
+        raise ModelLoadError(f"{path}: format is {meta.get('format')!r}, expected {FORMAT!r}")
+    version = meta.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ModelLoadError(f"{path}: format_version must be a positive integer, got {version!r}")
+    if version > FORMAT_VERSION:
+        raise ModelLoadError(
+            f"{path}: format version {version} is newer than this skyjo-rl reads ({FORMAT_VERSION}); upgrade skyjo-rl"
+        )
+    missing = [field for field in _FIELDS if field not in meta]
+    if missing:
+        raise ModelLoadError(f"{path}: the metadata lacks {', '.join(missing)}")
+    unknown = sorted(set(meta) - set(_FIELDS) - set(_OPTIONAL_FIELDS))
+    if unknown:
+        raise ModelLoadError(f"{path}: unknown metadata field(s) {unknown}")
+    for field in ("architecture", "observation", "activation"):
+        if not isinstance(meta[field], str):
+            raise ModelLoadError(f"{path}: {field} must be a string, got {meta[field]!r}")
+    if not isinstance(meta["players"], list):
+        raise ModelLoadError(f"{path}: players must be a list of table sizes, got {meta['players']!r}")
+    if "info" in meta and not isinstance(meta["info"], dict):
+        raise ModelLoadError(f"{path}: info must be a JSON object, got {meta['info']!r}")
+    layers = meta["layers"]
+    if not isinstance(layers, list) or not layers:
+        raise ModelLoadError(f"{path}: layers must be a non-empty list, got {layers!r}")
+    names = set()
+    for i, layer in enumerate(layers):
+        ok = (
+            isinstance(layer, dict)
+            and set(layer) == {"name", "shape"}
+            and isinstance(layer["name"], str)
+            and layer["name"]
+            and isinstance(layer["shape"], list)
+            and len(layer["shape"]) == 2
+            and all(_is_int(d) and d > 0 for d in layer["shape"])
+        )
+        if not ok:
+            raise ModelLoadError(f"{path}: layer {i} must be {{'name': str, 'shape': [out, in]}}, got {layer!r}")
+        if layer["name"] in names:
+            raise ModelLoadError(f"{path}: layer name {layer['name']!r} appears twice")
+        names.add(layer["name"])
+    return meta
+
+
+def _check_tensors(
+    path: Path, expected: dict[str, tuple[int, ...]], dtypes: dict[str, str], shapes: dict[str, tuple[int, ...]]
+) -> None:
+    for name, shape in expected.items():
+        if name not in dtypes:
+            raise ModelLoadError(f"{path}: missing tensor {name!r} (the metadata declares it)")
+        if dtypes[name] != WEIGHT_DTYPE:
+            raise ModelLoadError(f"{path}: tensor {name!r} is {dtypes[name]}; weights must be float32 ({WEIGHT_DTYPE})")
+        if shapes[name] != shape:
+            raise ModelLoadError(
+                f"{path}: tensor {name!r} has shape {list(shapes[name])}, the metadata says {list(shape)}"
+            )
+    extra = sorted(set(dtypes) - set(expected))
+    if extra:
+        raise ModelLoadError(f"{path}: tensors the metadata does not declare: {extra}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

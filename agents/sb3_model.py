@@ -1,0 +1,113 @@
+"""SB3 MaskablePPO checkpoints (`.zip`): read their policy network, export it as a policy file.
+
+A `.zip` is unpickled when it is loaded, so it can run code: load only your own. Reading
+one needs sb3-contrib and torch (the `train` extra); without them the reader raises a
+`ModelLoadError` that names the install command. `export_sb3_model` writes the policy
+network as a `.safetensors` policy file (`agents.model_file`), which loads with numpy only.
+"""
+
+from __future__ import annotations
+
+import datetime
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from agents.model_file import OBSERVATION_VERSION, ModelLoadError, PolicyNetwork, save_policy
+from skyjo_env.engine.actions import NUM_ACTIONS
+from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
+from skyjo_env.observation import observation_size
+
+TRAIN_EXTRA = "pip install 'skyjo-rl[train]'"
+
+
+def players_for_observation_size(size: int) -> int | None:
+    """The table size whose observation has `size` entries, or None."""
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        if observation_size(n) == size:
+            return n
+    return None
+
+
+def _load_checkpoint(path: Path) -> Any:
+    """The MaskablePPO model of a checkpoint (unpickled: trusted files only)."""
+    if not path.exists():
+        raise FileNotFoundError(f"model file not found: {path}")
+    if not zipfile.is_zipfile(path):
+        raise ModelLoadError(f"{path} is not a model checkpoint (not a zip file; truncated or another format?)")
+    try:
+        from sb3_contrib import MaskablePPO  # the train extra: imported only when a .zip is read
+    except ImportError as e:
+        raise ModelLoadError(
+            f"{path} is an SB3 checkpoint; reading it needs the train extra: {TRAIN_EXTRA} ({e}). "
+            "A .safetensors policy file (skyjo export) loads without it."
+        ) from None
+    try:
+        return MaskablePPO.load(path, device="cpu")
+    except Exception as e:
+        raise ModelLoadError(f"{path} is not a usable MaskablePPO checkpoint: {type(e).__name__}: {e}") from None
+
+
+def network_from_sb3(path: str | Path) -> PolicyNetwork:
+    """The policy network of a MaskablePPO `MlpPolicy` checkpoint, as numpy.
+
+    Its `info` holds the provenance: `trained_steps` (the model's step count) and `source`
+    (the file name). Anything but an MLP policy over a Skyjo observation with 26 actions
+    and a Tanh or ReLU activation is a `ModelLoadError`.
+    """
+    path = Path(path)
+    model = _load_checkpoint(path)
+    import torch.nn as nn  # present: sb3-contrib needs torch
+
+    shape = getattr(model.observation_space, "shape", None)
+    size = shape[0] if shape and len(shape) == 1 else None
+    num_players = players_for_observation_size(size) if size else None
+    if num_players is None:
+        raise ModelLoadError(
+            f"{path} expects observations of shape {shape}, which is no Skyjo observation "
+            f"(sizes: {', '.join(f'{n} players: {observation_size(n)}' for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))})"
+        )
+    if getattr(model.action_space, "n", None) != NUM_ACTIONS:
+        raise ModelLoadError(f"{path} has action space {model.action_space}, Skyjo needs Discrete({NUM_ACTIONS})")
+    policy = model.policy
+    if type(policy.features_extractor).__name__ != "FlattenExtractor" or (
+        not policy.share_features_extractor and type(policy.pi_features_extractor).__name__ != "FlattenExtractor"
+    ):
+        raise ModelLoadError(f"{path} uses a custom features extractor; only MlpPolicy checkpoints are supported")
+    activations = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+    activation = activations.get(policy.activation_fn)
+    if activation is None:
+        raise ModelLoadError(f"{path} uses activation {policy.activation_fn.__name__}; supported: Tanh, ReLU")
+    modules = list(policy.mlp_extractor.policy_net)  # Linear, activation, Linear, activation, ...
+    for i, module in enumerate(modules):
+        if not isinstance(module, (nn.Linear, policy.activation_fn)[i % 2]):
+            raise ModelLoadError(f"{path}: unexpected module {module} at position {i} of the policy network")
+    if len(modules) % 2:
+        raise ModelLoadError(f"{path}: the policy network ends in a layer without its activation")
+    layers = [*modules[::2], policy.action_net]
+    arrays = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
+    info = {"trained_steps": int(model.num_timesteps), "source": path.name}
+    try:
+        return PolicyNetwork(arrays, activation, [num_players], OBSERVATION_VERSION, "mlp", info)
+    except ModelLoadError as e:
+        raise ModelLoadError(f"{path}: {e}") from None
+
+
+def export_sb3_model(zip_path: str | Path, out_path: str | Path, **provenance: Any) -> Path:
+    """Write the policy network of the MaskablePPO checkpoint `zip_path` to the policy file `out_path`.
+
+    The file (`agents.model_file`) holds the weights and JSON metadata only: it loads with
+    `agents.make(out_path)` or `load_policy(out_path)` without torch or SB3, and cannot run
+    code. Its `info` records `trained_steps`, `source` (the zip's name) and `created` (UTC,
+    ISO 8601); keyword arguments (plain JSON values) are added to it or override them.
+    The checkpoint itself is unpickled: export only your own. Needs the `train` extra.
+    Raises `ModelLoadError` for a checkpoint that is no Skyjo MlpPolicy, `FileNotFoundError`
+    for a missing one, and `ValueError` for an `out_path` that does not end in `.safetensors`
+    or provenance that is not plain JSON. Returns `out_path`.
+    """
+    out_path = Path(out_path)
+    if out_path.suffix != ".safetensors":
+        raise ValueError(f"a policy file's name ends in .safetensors, got {out_path}")
+    network = network_from_sb3(zip_path)
+    network.info.update(created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), **provenance)
+    return save_policy(network, out_path)
