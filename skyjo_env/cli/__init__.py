@@ -50,6 +50,9 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "skyjo_env.cli.train", "train a MaskablePPO agent from a YAML config", "train", (*TRAIN_MODULES, "tensorboard")
     ),
     "plot": Subcommand("skyjo_env.cli.plot", "draw a training run's learning curve to a PNG", "train", ("matplotlib",)),
+    "export": Subcommand(
+        "skyjo_env.cli.export", "write a MaskablePPO .zip as a pickle-free policy file", "train", TRAIN_MODULES
+    ),
     "average": Subcommand(
         "skyjo_env.cli.average",
         "average the weights of several models of one run into one model",

@@ -183,3 +183,20 @@ def test_an_sb3_checkpoint_still_loads_with_the_train_extra(tmp_path):
     zip_path = sb3_checkpoint(tmp_path / "mine.zip", 2, [16])
     bot = agents.make(str(zip_path))
     assert isinstance(bot, PolicyBot) and bot.name == "mine" and bot.players == (2,)
+
+
+def test_skyjo_export_writes_a_policy_file_and_refuses_to_overwrite(tmp_path):
+    import subprocess
+    import sys
+
+    from agents.ppo_bot import SHIPPED_MODEL
+
+    source = SHIPPED_MODEL.with_suffix(".zip")
+    out = tmp_path / "ppo.safetensors"
+    cmd = [sys.executable, "-m", "skyjo_env", "export", str(source), str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    exported, shipped = load_policy(out), load_policy(SHIPPED_MODEL)
+    assert [w.shape for w, _ in exported.weights] == [w.shape for w, _ in shipped.weights]
+    again = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert again.returncode == 2 and "exists; pass --force" in again.stderr
