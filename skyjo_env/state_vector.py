@@ -131,51 +131,81 @@ def _views(vector: np.ndarray, lay: StateLayout) -> dict[str, np.ndarray]:
     return {name: vector[a:b].reshape(lay.shapes[name]) for name, (a, b) in lay.offsets.items()}
 
 
-def _counts(cards: list[int]) -> np.ndarray:
-    return np.bincount(np.asarray(cards, dtype=np.intp) - MIN_VALUE, minlength=NUM_VALUES)[:NUM_VALUES]
+class _Indices:
+    """Flat indices of one layout, computed once: where each slot's one-hots start, each piece's start."""
+
+    def __init__(self, lay: StateLayout) -> None:
+        n = lay.num_players
+        at = {name: a for name, (a, _) in lay.offsets.items()}
+        self.at = at
+        slots = np.arange(n * NUM_SLOTS, dtype=np.intp).reshape(n, NUM_SLOTS)
+        self.card_base = at["card_values"] + slots * NUM_VALUES - MIN_VALUE  # + a card value
+        self.status_base = at["slot_status"] + slots * NUM_STATUS  # + a status code
+        self.card_values = slice(*lay.offsets["card_values"])
+        self.slot_values = slice(*lay.offsets["slot_values"])
+        self.grid_points = slice(*lay.offsets["grid_points"])
+        self.totals = slice(*lay.offsets["totals"])
+        self.discard_counts = slice(*lay.offsets["discard_counts"])
+        self.draw_counts = slice(*lay.offsets["draw_counts"])
+
+
+@cache
+def _indices(num_players: int) -> _Indices:
+    return _Indices(layout(num_players))
+
+
+def _pile_counts(pile: list[int]) -> list[int]:
+    counts = [0] * NUM_VALUES
+    for card in pile:
+        counts[card - MIN_VALUE] += 1
+    return counts
 
 
 def encode(state: GameState) -> np.ndarray:
     """The full-information state vector of `state` (float32, shape `(state_size(N),)`)."""
     n = state.rules.num_players
-    lay = layout(n)
-    vector = np.zeros(lay.size, dtype=np.float32)
-    v = _views(vector, lay)
-    values = np.asarray(state.values, dtype=np.intp)  # (N, 12); a removed slot's value is meaningless
-    status = np.asarray(state.status, dtype=np.intp)
+    ix = _indices(n)
+    at = ix.at
+    vector = np.zeros(layout(n).size, dtype=np.float32)
+    values = np.array(state.values, dtype=np.intp)  # (N, 12); a removed slot's value means nothing
+    status = np.array(state.status, dtype=np.intp)
     present = status != REMOVED
-    seats, slots = np.nonzero(present)
-    v["card_values"][seats, slots, values[present] - MIN_VALUE] = 1.0
-    v["slot_status"][np.arange(n)[:, None], np.arange(NUM_SLOTS), status] = 1.0
-    card_values = np.where(present, values, 0)
-    v["slot_values"][:] = card_values / VALUE_SCALE
-    v["grid_points"][:] = card_values.sum(axis=1) / SCORE_SCALE
-    v["totals"][:] = np.asarray(state.totals, dtype=np.float64) / SCORE_SCALE
-    finished = state.is_finished
-    if not finished:
-        v["to_play"][state.current_player] = 1.0
+    vector[ix.card_base[present] + values[present]] = 1.0
+    vector[ix.status_base + status] = 1.0
+    values[~present] = 0
+    vector[ix.slot_values] = values.ravel() / VALUE_SCALE
+    vector[ix.grid_points] = values.sum(axis=1) / SCORE_SCALE
+    vector[ix.totals] = np.array(state.totals, dtype=np.float64) / SCORE_SCALE
+    if not state.is_finished:
+        vector[at["to_play"] + state.current_player] = 1.0
         if state.round_ender is not None:
-            v["round_ender"][state.round_ender] = 1.0
-            v["final_lap"][0] = 1.0
+            vector[at["round_ender"] + state.round_ender] = 1.0
+            vector[at["final_lap"]] = 1.0
     if state.phase != Phase.GAME_OVER:
-        v["phase"][state.phase] = 1.0
-    if state.held_card is not None:
-        v["held_card"][state.held_card - MIN_VALUE] = 1.0
-        v["held_value"][0] = state.held_card / VALUE_SCALE
+        vector[at["phase"] + state.phase] = 1.0
+    held = state.held_card
+    if held is not None:
+        vector[at["held_card"] + held - MIN_VALUE] = 1.0
+        vector[at["held_value"]] = held / VALUE_SCALE
         if state.held_from != FROM_NONE:
-            v["held_from"][state.held_from - 1] = 1.0
-    if state.discard_pile:
-        top = state.discard_pile[-1]
-        v["discard_top"][top - MIN_VALUE] = 1.0
-        v["discard_value"][0] = top / VALUE_SCALE
-        v["discard_counts"][:] = _counts(state.discard_pile) / _DECK_COUNTS
-    if state.draw_pile:
-        v["draw_top"][state.draw_pile[-1] - MIN_VALUE] = 1.0
-        v["draw_counts"][:] = _counts(state.draw_pile) / _DECK_COUNTS
-    v["draw_pile_size"][0] = len(state.draw_pile) / DECK_SIZE
+            vector[at["held_from"] + state.held_from - 1] = 1.0
+    discard, draw = state.discard_pile, state.draw_pile
+    discard_counts = np.array(_pile_counts(discard), dtype=np.float32)
+    if discard:
+        vector[at["discard_top"] + discard[-1] - MIN_VALUE] = 1.0
+        vector[at["discard_value"]] = discard[-1] / VALUE_SCALE
+        vector[ix.discard_counts] = discard_counts / _DECK_COUNTS
+    if draw:
+        vector[at["draw_top"] + draw[-1] - MIN_VALUE] = 1.0
+        # The draw pile holds every card that is nowhere else (cheaper than counting its 100-odd cards).
+        elsewhere = vector[ix.card_values].reshape(-1, NUM_VALUES).sum(axis=0) + discard_counts
+        if held is not None:
+            elsewhere[held - MIN_VALUE] += 1
+        vector[ix.draw_counts] = (_DECK_COUNTS - elsewhere) / _DECK_COUNTS
+    vector[at["draw_pile_size"]] = len(draw) / DECK_SIZE
     cap = state.rules.max_turns_per_round
     if cap is not None:
-        v["turn_cap_used"][0] = min(state.turns_in_round / (cap * n), 1.0)
+        vector[at["turn_cap_used"]] = min(state.turns_in_round / (cap * n), 1.0)
     return vector
 
 
