@@ -13,9 +13,13 @@ from gymnasium.vector import AutoresetMode
 import skyjo_env  # noqa: F401  (registers Skyjo-v0)
 from skyjo_env.env_common import IllegalActionWarning, UnsupportedRenderModeError
 
-sb3 = pytest.importorskip("stable_baselines3")
-from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa: E402
+
+def _sb3():
+    """SB3's vec env helpers (the `train` extra), or skip."""
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common import env_util, vec_env
+
+    return env_util.make_vec_env, vec_env.DummyVecEnv, vec_env.SubprocVecEnv
 
 
 def _quiet(make):
@@ -40,6 +44,7 @@ def _play_masked(vec_env, steps: int, seed: int) -> int:
 
 
 def test_sb3_make_vec_env_with_its_default_rgb_array_render_mode():
+    make_vec_env, DummyVecEnv, _ = _sb3()
     vec_env = _quiet(lambda: make_vec_env("Skyjo-v0", n_envs=4, seed=0, env_kwargs={"episode": "round"}))
     assert isinstance(vec_env, DummyVecEnv) and vec_env.render_mode == "rgb_array"
     assert _play_masked(vec_env, 120, seed=0) >= 4
@@ -51,12 +56,14 @@ def test_sb3_make_vec_env_with_its_default_rgb_array_render_mode():
 
 
 def test_sb3_dummy_vec_env_of_gymnasium_make():
+    _, DummyVecEnv, _ = _sb3()
     vec_env = _quiet(lambda: DummyVecEnv([lambda: gymnasium.make("Skyjo-v0", render_mode="rgb_array")] * 2))
     assert _play_masked(vec_env, 30, seed=1) >= 0
     vec_env.close()
 
 
 def test_sb3_subproc_vec_env():
+    make_vec_env, _, SubprocVecEnv = _sb3()
     # The id with its module ("skyjo_env:Skyjo-v0") registers the env in the worker processes too.
     vec_env = _quiet(
         lambda: make_vec_env(
@@ -71,6 +78,8 @@ def test_sb3_subproc_vec_env():
 
 
 def test_plain_sb3_evaluate_policy_warns_once_per_env_and_the_masked_one_does_not():
+    make_vec_env, _, _ = _sb3()
+    pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.evaluation import evaluate_policy as masked_evaluate_policy
     from stable_baselines3.common.evaluation import evaluate_policy
