@@ -6,8 +6,8 @@
 | Agents | `player_0` .. `player_{N-1}`, N = `num_players` (2..8) |
 | Actions | `Discrete(26)` (below) |
 | Observations | `{"observation": Box(float32, (220 N + 56,)), "action_mask": Box(int8, (26,))}` |
-| State | `state()`: `Box(float32, (232 N + 86,))`, `state_space` (below) |
 | Parallel API | no (turn-based) |
+| State | `state()`: `Box(float32, (232 N + 86,))`, `state_space` (below) |
 
 ## Actions
 | action | meaning | legal when |
@@ -52,7 +52,8 @@ reveal is one decision. The mask is all zeros for agents that are not to act.
 An illegal action through `env()` ends the game: the offender gets `illegal_reward`
 (-1), the others 0. `raw_env` raises `IllegalActionError` instead. An action that is not
 in `Discrete(26)` at all (99, -1, 2.5, `np.array([3])`, True) is a bug, not a move: both
-raise `InvalidActionError` (a `ValueError` and a `gymnasium.error.InvalidAction`).
+raise `InvalidActionError` (`skyjo_env.env_common`; a `ValueError` and a
+`gymnasium.error.InvalidAction`).
 Python ints and numpy integer scalars are actions.
 
 ## State (centralised critics)

@@ -7,7 +7,8 @@ Both envs follow Gymnasium's conventions, the same way:
   and only `render()` fails, with `UnsupportedRenderModeError`, when it cannot honour it;
 - an action that is not in the action space `Discrete(26)` is a programming error:
   `InvalidActionError` naming the space. An action in the space that the rules forbid in the
-  position is an illegal move, which each env handles as its docstring says.
+  position is an illegal move, which each env handles as its docstring says (the Gymnasium
+  env also warns with `IllegalActionWarning`, once per env).
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ class InvalidActionError(ValueError, gymnasium.error.InvalidAction):
 
 class UnsupportedRenderModeError(ValueError, gymnasium.error.UnsupportedMode):
     """`render()` was called with a `render_mode` the env cannot draw."""
+
+
+class IllegalActionWarning(UserWarning):
+    """An agent chose an illegal move (in the action space, forbidden in the position): usually an agent
+    that ignores the action mask. The Gymnasium env gives it once per env."""
 
 
 def check_arguments(env_name: str, own_arguments: Iterable[str], rule_options: Mapping[str, Any]) -> None:
@@ -60,7 +66,7 @@ def invalid_action(action: object, space: gymnasium.spaces.Space) -> InvalidActi
     """The error for an action outside `space`, with a hint for the usual mistakes."""
     hint = ""
     if action is None:
-        hint = " (None is the action of an agent that is terminated or truncated only)"
+        hint = " (the AEC env takes None only from an agent that is terminated or truncated)"
     elif isinstance(action, bool | np.bool_):
         hint = " (a bool is not an action)"
     elif isinstance(action, np.ndarray) and action.size == 1:
@@ -73,8 +79,3 @@ def invalid_action(action: object, space: gymnasium.spaces.Space) -> InvalidActi
 def in_action_space(action: object, space: gymnasium.spaces.Space) -> bool:
     """`space.contains(action)`, but a bool is never an action (Discrete.contains accepts True as 1)."""
     return not isinstance(action, bool | np.bool_) and space.contains(action)
-
-
-class IllegalActionWarning(UserWarning):
-    """An agent chose an illegal move (in the action space, forbidden in the position): usually an agent
-    that ignores the action mask. The Gymnasium env gives it once per env."""

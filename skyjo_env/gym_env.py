@@ -9,7 +9,12 @@ earns when an opponent's move ends a round or the game.
 | Make | `gymnasium.make("skyjo_env:Skyjo-v0", num_players=2, opponents=["random"])` |
 | Action space | `Discrete(26)`: 0-11 place the held card, 12-23 reveal a slot, 24 draw, 25 take the discard |
 | Observation space | `Box(float32, (220 N + 56,))`: the AEC env's vector (`skyjo_env.observation`) |
-| Action mask | `info["action_mask"]`: int8 (Gymnasium's mask dtype, `env.action_space.sample(mask=...)`); `env.action_masks()`: bool, for sb3-contrib's MaskablePPO |
+| Action mask | `env.action_masks()` (for sb3-contrib's MaskablePPO) and `info["action_mask"]` |
+
+## Action masks
+`info["action_mask"]` is int8, Gymnasium's mask dtype, so `env.action_space.sample(mask=info["action_mask"])`
+takes it (the AEC env's masks are int8 too); `env.action_masks()` is bool, for sb3-contrib's
+MaskablePPO. Both are all zeros once the episode is over.
 
 ## Rewards (`reward=`)
 | mode | when | reward |
@@ -24,7 +29,7 @@ env also warns (`IllegalActionWarning`, once per env): an agent that ignores the
 loses this way within a few steps, so stable-baselines3's plain `evaluate_policy` reports
 nonsense; use `sb3_contrib.common.maskable.evaluation.evaluate_policy`. An action that is
 not in `Discrete(26)` at all (99, -1, 2.5, `np.array([3])`, True, None) is a bug, not a
-move: it raises `InvalidActionError` and changes nothing. Python ints and numpy integer
+move: it raises `InvalidActionError` (`skyjo_env.env_common`) and changes nothing. Python ints and numpy integer
 scalars (what SB3's vector envs pass) are actions.
 
 ## Vector envs

@@ -119,7 +119,8 @@ def test_rllib_every_agent_gets_its_final_reward_once_with_three_players():
     env = PettingZooEnv(skyjo_v0.env(num_players=3, episode="round"))
     obs, _ = env.reset(seed=3)
     rng = np.random.default_rng(3)
-    totals = {a: 0.0 for a in env.possible_agents}
+    seats = env.env.possible_agents  # in seat order (the wrapper's own lists come from a set)
+    totals = dict.fromkeys(seats, 0.0)
     done = False
     while not done:
         [(agent, agent_obs)] = obs.items()
@@ -129,7 +130,7 @@ def test_rllib_every_agent_gets_its_final_reward_once_with_three_players():
             totals[a] += r
         done = terminateds["__all__"] or truncateds["__all__"]
     expected = outcome_rewards(env.env.unwrapped.game.last_round.scores)
-    assert [totals[a] for a in env.possible_agents] == pytest.approx(expected)
+    assert [totals[a] for a in seats] == pytest.approx(expected)
 
 
 def test_tianshou_three_players():
