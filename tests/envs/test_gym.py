@@ -25,10 +25,12 @@ def test_make_by_module_id_and_by_plain_id():
     assert obs.shape == (496,) and info["action_mask"].dtype == np.int8
 
 
+@pytest.mark.filterwarnings("ignore::skyjo_env.env_common.IllegalActionWarning")  # the checkers step at random
 def test_gymnasium_check_env():
     check_env(gymnasium.make("Skyjo-v0", num_players=3).unwrapped, skip_render_check=False)
 
 
+@pytest.mark.filterwarnings("ignore::skyjo_env.env_common.IllegalActionWarning")  # the checkers step at random
 def test_stable_baselines3_check_env():
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
