@@ -2,11 +2,12 @@
 
 | | |
 |---|---|
-| Import | `from skyjo_env import env` (wrapped) / `raw_env` (bare) |
+| Import | `from skyjo_env import skyjo_v0`, then `skyjo_v0.env()` (wrapped) / `skyjo_v0.raw_env()` (bare) |
 | Agents | `player_0` .. `player_{N-1}`, N = `num_players` (2..8) |
 | Actions | `Discrete(26)` (below) |
 | Observations | `{"observation": Box(float32, (220 N + 56,)), "action_mask": Box(int8, (26,))}` |
 | Parallel API | no (turn-based) |
+| State | `state()`: `Box(float32, (232 N + 86,))`, `state_space` (below) |
 
 ## Actions
 | action | meaning | legal when |
@@ -49,7 +50,22 @@ reveal is one decision. The mask is all zeros for agents that are not to act.
 | `relative` | end of each round | (mean round score of the others - own) / 100 |
 
 An illegal action through `env()` ends the game: the offender gets `illegal_reward`
-(-1), the others 0. `raw_env` raises `IllegalActionError` instead.
+(-1), the others 0. `raw_env` raises `IllegalActionError` instead. An action that is not
+in `Discrete(26)` at all (99, -1, 2.5, `np.array([3])`, True) is a bug, not a move: both
+raise `InvalidActionError` (`skyjo_env.env_common`; a `ValueError` and a
+`gymnasium.error.InvalidAction`).
+Python ints and numpy integer scalars are actions.
+
+## State (centralised critics)
+`state()` is the full-information state of the game as one float32 vector, declared by
+`state_space`: every card (face-down ones included), the top and composition of both
+piles, the hand, whose turn, the totals; absolute seats. Its pieces, size (232 N + 86)
+and the choices behind it are in `skyjo_env.state_vector` (`pieces(N)`, `decode(vector, N)`).
+It shows hidden cards: for a critic during training, never for an actor.
+
+## Copying
+`copy.deepcopy(env)` and `pickle` carry the whole game (state, RNG, agents, rewards):
+the copy continues exactly like the original.
 
 ## Episode end
 - `episode="game"` (default): terminates when a total reaches `target_score`;
@@ -60,10 +76,13 @@ An illegal action through `env()` ends the game: the offender gets `illegal_rewa
 `num_players=2`, every other `Rules` option (`initial_reveal`, `start_tie_break`,
 `clear_on_final_reveal`, `reshuffle`, `target_score`, `max_turns_per_round`),
 `reward="game"`, `episode="game"`, `render_mode=None | "ansi" | "human"`,
-`illegal_reward=-1.0` (used by `env()`).
+`illegal_reward=-1.0` (used by `env()`). Another `render_mode` (such as `"rgb_array"`) is
+accepted, as Gymnasium does, but `render()` raises `UnsupportedRenderModeError` for it.
+An unknown keyword is a `TypeError` that lists these arguments.
 
 ## Version history
-- v0: first release.
+- v0: first release. Later, with the same play: `state()`/`state_space`; actions outside
+  `Discrete(26)` raise `InvalidActionError`; any `render_mode` is accepted; copies carry the game.
 """
 
 from __future__ import annotations
@@ -73,15 +92,25 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from skyjo_env.engine import NUM_ACTIONS, Rules, action_mask, apply_action, legal_actions, new_game, render
+from skyjo_env import state_vector
+from skyjo_env.engine import NUM_ACTIONS, IllegalActionError, Rules, action_mask, apply_action, new_game, render
 from skyjo_env.engine.view import SeatView, seat_view
+from skyjo_env.env_common import (
+    RENDER_MODES,
+    check_arguments,
+    check_render_mode,
+    in_action_space,
+    invalid_action,
+    unsupported_render_mode,
+)
 from skyjo_env.observation import Encoder, layout
 from skyjo_env.rewards import check_modes, episode_over, step_rewards
+
+_OWN_ARGUMENTS = ("num_players", "reward", "episode", "render_mode", "illegal_reward")
 
 
 def observation_space(num_players: int) -> spaces.Box:
@@ -89,10 +118,16 @@ def observation_space(num_players: int) -> spaces.Box:
     return spaces.Box(low=lay.low, high=lay.high, dtype=np.float32)
 
 
-class raw_env(AECEnv, EzPickle):
+def state_space(num_players: int) -> spaces.Box:
+    """The space of `raw_env.state()`: `skyjo_env.state_vector`'s vector for `num_players`."""
+    lay = state_vector.layout(num_players)
+    return spaces.Box(low=lay.low, high=lay.high, dtype=np.float32)
+
+
+class raw_env(AECEnv):
     """Skyjo as a PettingZoo AEC env; the module docstring has the full table."""
 
-    metadata = {"name": "skyjo_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 2}
+    metadata = {"name": "skyjo_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
 
     def __init__(
         self,
@@ -103,12 +138,11 @@ class raw_env(AECEnv, EzPickle):
         illegal_reward: float = -1.0,
         **rule_options: Any,
     ) -> None:
-        EzPickle.__init__(self, num_players, reward, episode, render_mode, illegal_reward, **rule_options)
         super().__init__()
+        check_arguments("skyjo_v0", _OWN_ARGUMENTS, rule_options)
         self.rules = Rules(num_players=num_players, **rule_options)
         check_modes(reward, episode)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        check_render_mode(render_mode)
         self.reward_mode = reward
         self.episode = episode
         self.render_mode = render_mode
@@ -123,6 +157,7 @@ class raw_env(AECEnv, EzPickle):
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = state_space(num_players)
         self._np_random: np.random.Generator | None = None
         self._encoder = Encoder(num_players)
         self.game = None
@@ -158,14 +193,31 @@ class raw_env(AECEnv, EzPickle):
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": self._encoder.encode_state(game, self._seat[agent]), "action_mask": mask}
 
+    def last(self, observe: bool = True):
+        if self.game is None:
+            EnvLogger.error_observe_before_reset()
+        return super().last(observe)
+
+    def state(self) -> np.ndarray:
+        """The full-information state (every card, face-down ones included) for a centralised critic;
+        `skyjo_env.state_vector` declares its pieces. Never give it to an actor: it shows hidden cards."""
+        if self.game is None:
+            EnvLogger.error_state_before_reset()
+        return state_vector.encode(self.game)
+
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+            self._remove_finished_agent(action)
             return
-        game = apply_action(self.game, action)
+        try:
+            game = apply_action(self.game, action)  # changes nothing when it raises
+        except IllegalActionError:
+            if not in_action_space(action, self.action_spaces[agent]):
+                raise invalid_action(action, self.action_spaces[agent]) from None
+            raise
         if self._rewards_pending:
-            self._clear_rewards()
+            self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewards_pending = False
         self._cumulative_rewards[agent] = 0.0
         earned = step_rewards(game, self.reward_mode, self.episode)
@@ -173,7 +225,7 @@ class raw_env(AECEnv, EzPickle):
             for a, r in zip(self.possible_agents, earned):
                 self.rewards[a] = r
             self._rewards_pending = True
-            self._accumulate_rewards()
+            self._add_rewards()
         if episode_over(game, self.episode):
             self.terminations = dict.fromkeys(self.agents, True)
         elif game.is_truncated:
@@ -183,6 +235,26 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
+    def _add_rewards(self) -> None:
+        """Add this step's rewards to every agent's reward since it last acted (what `last()` returns)."""
+        cumulative = self._cumulative_rewards
+        for a, r in self.rewards.items():
+            cumulative[a] += r
+
+    def _remove_finished_agent(self, action: None) -> None:
+        """The step of a terminated or truncated agent: remove it, select the next one (every agent
+        finishes at once in Skyjo, so the next one is finished too), clear the rewards."""
+        if action is not None:
+            raise ValueError(f"when an agent is terminated or truncated, the only valid action is None, got {action!r}")
+        agent = self.agent_selection
+        for table in (self.terminations, self.truncations, self.rewards, self._cumulative_rewards, self.infos):
+            del table[agent]
+        self.agents.remove(agent)
+        if self.agents:
+            self.agent_selection = self.agents[0]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._rewards_pending = False
+
     def terminate_illegal(self, action: object) -> None:
         """End the game because the current agent chose an illegal action (PettingZoo's convention)."""
         EnvLogger.warn_on_illegal_move()
@@ -191,7 +263,7 @@ class raw_env(AECEnv, EzPickle):
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = self.illegal_reward
         self._cumulative_rewards[agent] = 0.0
-        self._accumulate_rewards()
+        self._add_rewards()
         self._rewards_pending = True
         self.infos[agent] = {"illegal_action": action}
 
@@ -199,6 +271,8 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
+        if self.render_mode not in RENDER_MODES:
+            raise unsupported_render_mode("skyjo_v0", self.render_mode)
         text = render(self.game)
         if self.render_mode == "ansi":
             return text
@@ -210,38 +284,19 @@ class raw_env(AECEnv, EzPickle):
 
 
 class SkyjoChecks(OrderEnforcingWrapper):
-    """PettingZoo classic's three safety wrappers in one layer (order enforcement, bounds
-    assertion, illegal-move termination with a penalty), without their per-step cost."""
+    """PettingZoo classic's three safety wrappers in one layer: order enforcement (the
+    `OrderEnforcingWrapper` itself), an action outside `Discrete(26)` raises
+    `InvalidActionError` (the raw env's check), and an illegal move ends the game with a
+    penalty; without the three layers' per-step cost."""
 
     def step(self, action: int | None) -> None:
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        env: raw_env = self.env  # type: ignore[assignment]
-        if not env.agents:
-            self._has_updated = True
-            EnvLogger.warn_step_after_terminated_truncated()
-            return
-        self._has_updated = True
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env._was_dead_step(action)
-            return
-        if action is None or not env.action_spaces[agent].contains(action):
-            raise AssertionError(f"action {action!r} is not in the action space Discrete({NUM_ACTIONS})")
-        if int(action) not in legal_actions(env.game):
-            env.terminate_illegal(action)
-            return
-        env.step(action)
+        try:
+            super().step(action)
+        except IllegalActionError:  # raw_env.step changed nothing
+            self.env.terminate_illegal(action)  # type: ignore[attr-defined]
 
     def last(self, observe: bool = True):
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self.env.last(observe)
-
-    def observe(self, agent: str):
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self.env.observe(agent)
+        return self.env.last(observe)  # raw_env.last refuses before reset
 
     def __str__(self) -> str:
         return str(self.env)

@@ -11,6 +11,11 @@ earns when an opponent's move ends a round or the game.
 | Observation space | `Box(float32, (220 N + 56,))`: the AEC env's vector, its pieces tabled in `skyjo_env.aec` and `skyjo_env.observation` |
 | Action mask | `env.action_masks()` (for sb3-contrib's MaskablePPO) and `info["action_mask"]` |
 
+## Action masks
+`info["action_mask"]` is int8, Gymnasium's mask dtype, so `env.action_space.sample(mask=info["action_mask"])`
+takes it (the AEC env's masks are int8 too); `env.action_masks()` is bool, for sb3-contrib's
+MaskablePPO. Both are all zeros once the episode is over.
+
 ## Rewards (`reward=`)
 | mode | when | reward |
 |---|---|---|
@@ -18,8 +23,26 @@ earns when an opponent's move ends a round or the game.
 | `round_score` | end of each round | -(own round score) / 100 |
 | `relative` | end of each round | (mean round score of the others - own) / 100 |
 
-An illegal action ends the episode (terminated) with `illegal_reward` (-1) and
-`info["illegal_action"]`; it never raises.
+An illegal action (in `Discrete(26)`, forbidden in the position) ends the episode
+(terminated) with `illegal_reward` (-1) and `info["illegal_action"]`. The first one in an
+env also warns (`IllegalActionWarning`, once per env): an agent that ignores the mask
+loses this way within a few steps, so stable-baselines3's plain `evaluate_policy` reports
+nonsense; use `sb3_contrib.common.maskable.evaluation.evaluate_policy`. An action that is
+not in `Discrete(26)` at all (99, -1, 2.5, `np.array([3])`, True, None) is a bug, not a
+move: it raises `InvalidActionError` (`skyjo_env.env_common`) and changes nothing. Python ints and numpy integer
+scalars (what SB3's vector envs pass) are actions.
+
+## Vector envs
+The step that ends an episode returns an all-zero `info["action_mask"]` (no action is
+legal any more). With Gymnasium's default autoreset (`NEXT_STEP`), the next `step` of
+that sub-env resets it and ignores its action, so a masked sampler must not be given that
+zero mask: make the vector env with `vector_kwargs={"autoreset_mode":
+gymnasium.vector.AutoresetMode.SAME_STEP}` (the ending step returns the new episode's
+mask), or allow any action for the sub-envs that ended on the previous step (README).
+
+## Copying
+`copy.deepcopy(env)` and `pickle` carry the game, the RNG and the opponents (bots keep
+their own RNG): the copy continues exactly like the original.
 
 ## Episode end
 Terminated at the end of the game (`episode="game"`) or of the first round
@@ -34,15 +57,19 @@ Terminated at the end of the game (`episode="game"`) or of the first round
 | `reward` | `"game"` | reward mode (above) |
 | `episode` | `"game"` | `"game"` or `"round"` |
 | `illegal_reward` | -1.0 | reward for an illegal action |
-| `render_mode` | None | `"ansi"` returns the table as text from the learner's seat, `"human"` prints it |
+| `render_mode` | None | `"ansi"` returns the table as text from the learner's seat, `"human"` prints it; another mode (SB3's `make_vec_env` passes `"rgb_array"`) is accepted, and `render()` raises `UnsupportedRenderModeError` |
 | rule options | RULES.md | `initial_reveal`, `start_tie_break`, `clear_on_final_reveal`, `reshuffle`, `target_score`, `max_turns_per_round` |
 
+An unknown keyword is a `TypeError` that lists these arguments.
+
 ## Version history
-- v0: first release.
+- v0: first release. Later, with the same play: `info["action_mask"]` is int8; actions outside
+  `Discrete(26)` raise `InvalidActionError`; any `render_mode` is accepted; copies carry the game.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,6 +77,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from agents import make as make_agent
 from skyjo_env.engine import (
     NUM_ACTIONS,
     IllegalActionError,
@@ -61,14 +89,25 @@ from skyjo_env.engine import (
     render,
 )
 from skyjo_env.engine.view import seat_view
+from skyjo_env.env_common import (
+    RENDER_MODES,
+    IllegalActionWarning,
+    check_arguments,
+    check_render_mode,
+    in_action_space,
+    invalid_action,
+    unsupported_render_mode,
+)
 from skyjo_env.observation import Encoder, layout
 from skyjo_env.rewards import check_modes, episode_over, step_rewards
+
+_OWN_ARGUMENTS = ("num_players", "opponents", "learner_seat", "reward", "episode", "illegal_reward", "render_mode")
 
 
 class SkyjoEnv(gym.Env):
     """The learner's seat of a Skyjo game against bots; see the module docstring."""
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 2}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
     def __init__(
         self,
@@ -81,10 +120,10 @@ class SkyjoEnv(gym.Env):
         render_mode: str | None = None,
         **rule_options: Any,
     ) -> None:
+        check_arguments("Skyjo-v0", _OWN_ARGUMENTS, rule_options)
         self.rules = Rules(num_players=num_players, **rule_options)
         check_modes(reward, episode)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        check_render_mode(render_mode)
         if learner_seat is not None and not 0 <= learner_seat < num_players:
             raise ValueError(f"learner_seat must be 0..{num_players - 1} or None, got {learner_seat!r}")
         self.opponents = _resolve_opponents(opponents, num_players)
@@ -100,6 +139,7 @@ class SkyjoEnv(gym.Env):
         self.game = None
         self.learner_seat = 0
         self._done = True
+        self._warned_illegal = False
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -124,10 +164,9 @@ class SkyjoEnv(gym.Env):
         try:
             apply_action(game, action)  # checks the action (type and legality) before it changes anything
         except IllegalActionError:
-            self._done = True
-            info = self._info()
-            info["illegal_action"] = action
-            return self._observation(), self.illegal_reward, True, False, info
+            if not in_action_space(action, self.action_space):
+                raise invalid_action(action, self.action_space) from None
+            return self._illegal_move(action)
         if game.round_just_ended:
             reward = self._reward_of_last_action()
             terminated = episode_over(game, self.episode)
@@ -144,7 +183,7 @@ class SkyjoEnv(gym.Env):
         return self._observation(), reward, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """Bool mask of the learner's legal actions (all False once the episode is over)."""
+        """Bool mask of the learner's legal actions (all False once the episode is over), for sb3-contrib."""
         if self._done:
             return np.zeros(NUM_ACTIONS, dtype=bool)
         return action_mask(self.game)
@@ -153,6 +192,8 @@ class SkyjoEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
+        if self.render_mode not in RENDER_MODES:
+            raise unsupported_render_mode("Skyjo-v0", self.render_mode)
         text = render(self.game, viewer=self.learner_seat)
         if self.render_mode == "ansi":
             return text
@@ -160,6 +201,26 @@ class SkyjoEnv(gym.Env):
         return None
 
     # ------------------------------------------------------------ internals
+    def _illegal_move(self, action: int):
+        """End the episode with the penalty; the first time in this env, say why it happens (once)."""
+        if not self._warned_illegal:
+            self._warned_illegal = True
+            warnings.warn(
+                f"Skyjo-v0: action {action!r} is illegal here, so the episode ends with illegal_reward="
+                f"{self.illegal_reward} (info['illegal_action']). An agent that ignores the action mask loses "
+                "almost every episode this way within a few steps, and stable_baselines3's plain evaluate_policy "
+                "then reports meaningless results: evaluate with "
+                "sb3_contrib.common.maskable.evaluation.evaluate_policy (it uses env.action_masks()), train "
+                "with sb3_contrib.MaskablePPO, or choose among the actions of info['action_mask']. "
+                "(This warning is given once per env.)",
+                IllegalActionWarning,
+                stacklevel=3,
+            )
+        self._done = True
+        info = self._info()
+        info["illegal_action"] = action
+        return self._observation(), self.illegal_reward, True, False, info
+
     def _reward_of_last_action(self) -> float:
         earned = step_rewards(self.game, self.reward_mode, self.episode)
         return 0.0 if earned is None else earned[self.learner_seat]
@@ -185,12 +246,12 @@ class SkyjoEnv(gym.Env):
         return self._encoder.encode_state(self.game, self.learner_seat)
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.action_masks(), "learner_seat": self.learner_seat}
+        """The int8 action mask (Gymnasium's mask dtype: `action_space.sample(mask=...)` takes it) and the seat."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8) if self._done else action_mask(self.game, np.int8)
+        return {"action_mask": mask, "learner_seat": self.learner_seat}
 
 
 def _resolve_opponents(opponents: Sequence[Any] | str | None, num_players: int) -> list[Any]:
-    from agents import make  # the bots live beside the envs, not inside them
-
     if opponents is None:
         opponents = ["random"]
     elif isinstance(opponents, str) or not isinstance(opponents, Sequence):
@@ -203,4 +264,4 @@ def _resolve_opponents(opponents: Sequence[Any] | str | None, num_players: int) 
             f"opponents must hold 1 or {num_players - 1} entries for {num_players} players, got {len(opponents)}"
         )
     # One bot object per seat, even when the same name is given twice.
-    return [make(o) if isinstance(o, str) else o for o in opponents]
+    return [make_agent(o) if isinstance(o, str) else o for o in opponents]

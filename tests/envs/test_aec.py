@@ -10,6 +10,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import skyjo_env
 from skyjo_env.engine import DRAW, TAKE_DISCARD, IllegalActionError, Rules
 from skyjo_env.engine.actions import reveal
+from skyjo_env.env_common import InvalidActionError
 from tests.engine.scenario import ALL_HIDDEN, NEARLY_DONE, grid, hidden, scenario
 
 h = hidden
@@ -78,10 +79,10 @@ def test_illegal_action_through_env_ends_the_game_with_the_penalty():
     assert all(e._cumulative_rewards[a] == 0.0 for a in e.agents if a != offender)
 
 
-def test_out_of_bounds_action_is_an_assertion():
+def test_out_of_bounds_action_is_an_invalid_action_error():
     e = skyjo_env.env()
     e.reset(seed=0)
-    with pytest.raises(AssertionError, match="not in the action space"):
+    with pytest.raises(InvalidActionError, match="not in the action space"):
         e.step(26)
 
 
