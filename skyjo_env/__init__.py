@@ -29,7 +29,7 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__", "env", "raw_env"]
+__all__ = ["__version__", "env", "raw_env", "skyjo_v0"]
 
 GYM_ID = "Skyjo-v0"
 GYM_ENTRY_POINT = "skyjo_env.gym_env:SkyjoEnv"
@@ -41,13 +41,15 @@ _LAZY = {"env": "skyjo_env.aec", "raw_env": "skyjo_env.aec"}
 
 
 def __getattr__(name: str) -> Any:
+    if name == "skyjo_v0":  # the PettingZoo-style module (`from skyjo_env import skyjo_v0`)
+        return importlib.import_module("skyjo_env.skyjo_v0")
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'skyjo_env' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"skyjo_v0"})
 
 
 def register_gymnasium() -> None:
