@@ -44,7 +44,7 @@ def test_state_before_reset_is_an_error():
 
 
 def test_a_scenario_decodes_to_what_the_table_says():
-    # Seat 1 holds a drawn 7; seat 0 has column 0 removed; seat 0 ended the round.
+    # Seat 1 holds a drawn 7; seat 0 has column 0 removed and a face-down 9; no one has ended the round.
     state = scenario(
         [grid([[None, 2, 3, 4], [None, 0, 1, hidden(9)], [None, 2, 0, 1]]), grid(ALL_HIDDEN)],
         discard=[5, 6],
@@ -53,8 +53,6 @@ def test_a_scenario_decodes_to_what_the_table_says():
         current_player=1,
         held_card=7,
         held_from="draw",
-        round_ender=0,
-        final_turns_left=1,
         history=[[10, 20]],
         turns_in_round=50,
     )
@@ -66,7 +64,7 @@ def test_a_scenario_decodes_to_what_the_table_says():
     assert p["slot_values"][1].tolist() == pytest.approx([v / 12 for v in (1, 5, 9, 2, 6, 10, 3, 7, 11, 4, 8, 12)])
     assert p["grid_points"].tolist() == pytest.approx([(2 + 0 + 2 + 3 + 1 + 0 + 4 + 9 + 1) / 100, 78 / 100])
     assert p["totals"].tolist() == pytest.approx([0.10, 0.20])
-    assert p["to_play"].tolist() == [0, 1] and p["round_ender"].tolist() == [1, 0] and p["final_lap"][0] == 1
+    assert p["to_play"].tolist() == [0, 1] and p["round_ender"].tolist() == [0, 0] and p["final_lap"][0] == 0
     assert p["phase"].tolist() == [0, 0, 1, 0]
     assert p["held_card"].argmax() - 2 == 7 and p["held_from"].tolist() == [1, 0]
     assert p["held_value"][0] == pytest.approx(7 / 12)
