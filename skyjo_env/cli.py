@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "plot": ("train.plot", "draw a training run's learning curve to a PNG"),
     "average": ("train.average", "average the weights of several models of one run into one model"),
     "play": ("skyjo_env.play", "play Skyjo in the terminal against bots or trained agents"),
+    "serve": ("skyjo_env.web.command", "play Skyjo in the browser against bots or trained agents (local web server)"),
 }
 
 
