@@ -60,6 +60,10 @@ class PolicyBot:
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
 
+    def action_logits(self, observation: np.ndarray) -> np.ndarray:
+        """The network's 26 logits for one observation vector (the hint of `skyjo serve` reads them)."""
+        return self.network.logits(observation)
+
     def act(self, view: SeatView, legal_actions: Sequence[int]) -> int:
         logits = self.network.logits(self._encode(view))
         return self._choose(logits, legal_actions)

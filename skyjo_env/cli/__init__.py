@@ -53,6 +53,12 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "export": Subcommand(
         "skyjo_env.cli.export", "write a MaskablePPO .zip as a pickle-free policy file", "train", TRAIN_MODULES
     ),
+    "serve": Subcommand(
+        "skyjo_env.cli.serve",
+        "play in the browser against the bots, on a local web server",
+        "web",
+        ("starlette", "uvicorn"),
+    ),
     "average": Subcommand(
         "skyjo_env.cli.average",
         "average the weights of several models of one run into one model",

@@ -73,6 +73,7 @@ def test_play_works_without_extras() -> None:
         (["plot", "runs/x"], "train"),
         (["average", "out.zip", "a.zip", "b.zip"], "train"),
         (["export", "model.zip", "out.safetensors"], "train"),
+        (["serve", "--port", "8123"], "web"),
     ],
 )
 def test_commands_that_need_an_extra_say_which(args: list[str], extra: str) -> None:

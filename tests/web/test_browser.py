@@ -1,0 +1,121 @@
+"""End to end in a real headless browser: Debian's Chromium, driven by Playwright (the system browser,
+never a downloaded one). A 2-player game against `random` is played to the end by clicking (and a few
+keys), then its record is downloaded and stepped through. It fails (not skips) under CI=true when
+Chromium or Playwright is missing: `.ci/run` installs both.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+STABLE = "body[data-ui=your-turn], body[data-ui=round-over], body[data-ui=game-over]"
+
+
+def _need(what: str) -> None:
+    message = f"{what} is missing: apt-get install chromium chromium-driver; pip install playwright"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:
+    expect = sync_playwright = None
+
+
+def _play_my_turn(page, rng: random.Random, decision: int) -> None:
+    """One decision of the human: mostly clicks on the highlighted (legal) targets, every fifth by key."""
+    by_key = decision % 5 == 4
+    if page.is_enabled("#draw-pile"):  # the start of a turn: draw or take the discard
+        take = rng.random() < 0.3
+        if by_key:
+            page.keyboard.press("t" if take else "d")
+        else:
+            page.click("#discard-pile" if take else "#draw-pile")
+        return
+    if page.is_visible("#discard-drawn") and rng.random() < 0.6:  # discard the drawn card, turn a card
+        if by_key:
+            page.keyboard.press("x")
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("Enter")
+            return
+        page.click("#discard-drawn")
+    targets = page.locator("#me button.card.legal")
+    count = targets.count()
+    assert count > 0, "your turn, but no card of yours is highlighted"
+    targets.nth(rng.randrange(count)).click()
+
+
+def test_a_whole_game_against_random_in_chromium(live_server, tmp_path):
+    if sync_playwright is None:
+        _need("playwright")
+    if not os.path.exists(CHROMIUM):
+        _need("chromium")
+    shots = Path(os.environ.get("SKYJO_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    rng = random.Random(7)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+            page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+            page.goto(live_server + "/")
+            page.wait_for_selector("body[data-ui=setup]")
+            page.select_option("#num-players", "2")
+            page.select_option("#opponent-choices select", "random")
+            page.fill("#seed", "12")
+            page.select_option("#speed", "0")
+            page.click("#start")
+
+            decisions = rounds = 0
+            while True:
+                page.wait_for_selector(STABLE, timeout=20_000)
+                state = page.get_attribute("body", "data-ui")
+                if state == "game-over":
+                    break
+                if state == "round-over":
+                    rounds += 1
+                    if rounds == 1:
+                        page.screenshot(path=str(shots / "round_over.png"))
+                    page.click("#round-continue")
+                    continue
+                if decisions == 12:
+                    page.screenshot(path=str(shots / "mid_game.png"))
+                _play_my_turn(page, rng, decisions)
+                decisions += 1
+                assert decisions < 3000, "the game did not end"
+
+            assert rounds >= 1, "seed 12 plays two rounds: the round-end panel was never shown"
+            winner = page.locator("#winner")
+            assert winner.is_visible()
+            assert re.search(r"Game over\. .*wins? with -?\d+ points", winner.inner_text()), winner.inner_text()
+            page.screenshot(path=str(shots / "game_over.png"))
+            page.click("#round-continue")
+            assert "with" in page.inner_text("#banner")
+
+            with page.expect_download() as download:
+                page.click("#download")
+            record = tmp_path / "record.json"
+            download.value.save_as(record)
+            page.set_input_files("#load-record", str(record))
+            page.wait_for_selector("body[data-ui=replay]")
+            assert page.inner_text("#replay-step").startswith("move 0 of ")
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("ArrowRight")
+            expect(page.locator("#replay-step")).to_have_text(re.compile(r"^move 2 of \d+ — "))
+            page.screenshot(path=str(shots / "replay.png"))
+        finally:
+            browser.close()
+    for name in ("round_over.png", "mid_game.png", "game_over.png", "replay.png"):
+        assert (shots / name).stat().st_size > 10_000, name
+    assert errors == [], errors
