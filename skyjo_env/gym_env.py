@@ -78,17 +78,8 @@ import numpy as np
 from gymnasium import spaces
 
 from agents import make as make_agent
-from skyjo_env.engine import (
-    NUM_ACTIONS,
-    IllegalActionError,
-    Rules,
-    action_mask,
-    apply_action,
-    legal_actions,
-    new_game,
-    render,
-)
-from skyjo_env.engine.view import seat_view
+from skyjo_env.engine import NUM_ACTIONS, IllegalActionError, Rules, action_mask, render
+from skyjo_env.engine.state import GameState
 from skyjo_env.env_common import (
     RENDER_MODES,
     IllegalActionWarning,
@@ -98,8 +89,9 @@ from skyjo_env.env_common import (
     invalid_action,
     unsupported_render_mode,
 )
+from skyjo_env.learner_game import LearnerGame
 from skyjo_env.observation import Encoder, layout
-from skyjo_env.rewards import check_modes, episode_over, step_rewards
+from skyjo_env.rewards import check_modes
 
 _OWN_ARGUMENTS = ("num_players", "opponents", "learner_seat", "reward", "episode", "illegal_reward", "render_mode")
 
@@ -136,10 +128,22 @@ class SkyjoEnv(gym.Env):
         self.observation_space = spaces.Box(low=lay.low, high=lay.high, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._encoder = Encoder(num_players)
-        self.game = None
-        self.learner_seat = 0
+        self._play = LearnerGame(self.rules, self.opponents, reward, episode)
         self._done = True
         self._warned_illegal = False
+
+    @property
+    def game(self) -> GameState | None:
+        """The game being played (None before the first `reset`)."""
+        return self._play.game
+
+    @game.setter
+    def game(self, state: GameState) -> None:  # a scenario of one's own, mid-episode (the tests' way in)
+        self._play.game = state
+
+    @property
+    def learner_seat(self) -> int:
+        return self._play.learner_seat
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -147,40 +151,30 @@ class SkyjoEnv(gym.Env):
         options = options or {}
         n = self.rules.num_players
         seat = options.get("learner_seat", self.fixed_learner_seat)
-        self.learner_seat = int(self.np_random.integers(n)) if seat is None else int(seat)
-        if not 0 <= self.learner_seat < n:
+        learner_seat = int(self.np_random.integers(n)) if seat is None else int(seat)
+        if not 0 <= learner_seat < n:
             raise ValueError(f"learner_seat must be 0..{n - 1}, got {seat!r}")
-        self.game = new_game(self.rules, seed=int(self.np_random.integers(2**63)))
-        for bot in self.opponents:
-            bot.reset(int(self.np_random.integers(2**63)))
+        self._play.reset(self.np_random, learner_seat)
+        self._play.play_opponents()
         self._done = False
-        self._play_opponents()
         return self._observation(), self._info()
 
     def step(self, action: int):
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
-        game = self.game
+        play = self._play
         try:
-            apply_action(game, action)  # checks the action (type and legality) before it changes anything
+            play.apply_learner(action)  # checks the action (type and legality) before it changes anything
         except IllegalActionError:
             if not in_action_space(action, self.action_space):
                 raise invalid_action(action, self.action_space) from None
             return self._illegal_move(action)
-        if game.round_just_ended:
-            reward = self._reward_of_last_action()
-            terminated = episode_over(game, self.episode)
-        else:
-            reward, terminated = 0.0, False
-        truncated = game.is_truncated
-        if not (terminated or truncated):
-            reward += self._play_opponents()
-            terminated = episode_over(game, self.episode)
-            truncated = game.is_truncated and not terminated
-        self._done = terminated or truncated
+        if not play.done:
+            play.play_opponents()
+        self._done = play.done
         if self.render_mode == "human":
             self.render()
-        return self._observation(), reward, terminated, truncated, self._info()
+        return self._observation(), play.reward, play.terminated, play.truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions (all False once the episode is over), for sb3-contrib."""
@@ -220,27 +214,6 @@ class SkyjoEnv(gym.Env):
         info = self._info()
         info["illegal_action"] = action
         return self._observation(), self.illegal_reward, True, False, info
-
-    def _reward_of_last_action(self) -> float:
-        earned = step_rewards(self.game, self.reward_mode, self.episode)
-        return 0.0 if earned is None else earned[self.learner_seat]
-
-    def _play_opponents(self) -> float:
-        """Let the opponents act until it is the learner's turn or the episode ends; return the learner's reward."""
-        game, learner, reward = self.game, self.learner_seat, 0.0
-        n = self.rules.num_players
-        while game.current_player != learner:
-            seat = game.current_player
-            bot = self.opponents[(seat - learner) % n - 1]
-            action = bot.act(seat_view(game, seat), legal_actions(game))
-            apply_action(game, action)
-            if game.round_just_ended:
-                reward += self._reward_of_last_action()
-                if episode_over(game, self.episode):
-                    break
-            if game.is_truncated:
-                break
-        return reward
 
     def _observation(self) -> np.ndarray:
         return self._encoder.encode_state(self.game, self.learner_seat)

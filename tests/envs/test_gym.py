@@ -109,7 +109,7 @@ def test_terminal_reward_reaches_the_learner_when_an_opponent_ends_the_game():
     env.reset(seed=0)
     opponent.actions = [DRAW, reveal(11)]
     env.game = scenario([grid(NEARLY_DONE), grid(ALL_HIDDEN)], draw_top=[12, 12, 12], history=[[10, 95]])
-    env._play_opponents()
+    env._play.play_opponents()
     assert env.game.round_ender == 0 and env.game.current_player == 1
     _, reward, terminated, _, _ = env.step(DRAW)
     assert (reward, terminated) == (0.0, False)
