@@ -10,12 +10,15 @@
  *        to_play, draw_pile_size, round_ender, totals) -> a new float32 numpy array
  *   seats in values, status, to_play, round_ender and totals are absolute; the vector puts
  *   `observer` first and the others clockwise.
+ * encode_many(params, out, rows): the same for a batch, written into the rows of `out`
+ *   (the vector envs' path: one call for every game).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <limits.h>
+#include <string.h>
 
 /* params: int32 fields in this order (observation._c_params must match; it checks P_COUNT). */
 enum {
@@ -88,50 +91,49 @@ in_range(PyObject *o, long lo, long hi, int none_ok, long *out, const char *what
     return 0;
 }
 
-static PyObject *
-cencode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* The params bytes, checked; NULL with an exception set if they do not fit this encoder. */
+static const int32_t *
+check_params(PyObject *params_obj, const char *fn)
 {
-    if (nargs != 12) {
-        PyErr_Format(PyExc_TypeError, "encode() takes 12 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    PyObject *params_obj = args[0];
     if (!PyBytes_Check(params_obj)) {
-        PyErr_SetString(PyExc_TypeError, "encode(): params must be bytes from observation._c_params");
+        PyErr_Format(PyExc_TypeError, "%s(): params must be bytes from observation._c_params", fn);
         return NULL;
     }
     const int32_t *P = (const int32_t *)PyBytes_AS_STRING(params_obj);
     Py_ssize_t plen = PyBytes_GET_SIZE(params_obj) / (Py_ssize_t)sizeof(int32_t);
     if (plen <= P_DECK_COUNTS || P[P_COUNT] != plen || plen != P_DECK_COUNTS + P[P_NUM_VALUES] ||
         P[P_PLAYERS] < 1 || P[P_PLAYERS] > MAX_PLAYERS || P[P_NUM_VALUES] > MAX_VALUES) {
-        PyErr_SetString(PyExc_ValueError, "encode(): params do not match this encoder (rebuild the extension)");
+        PyErr_Format(PyExc_ValueError, "%s(): params do not match this encoder (rebuild the extension)", fn);
         return NULL;
     }
+    return P;
+}
+
+/* Write one observation into `vec` (P[P_SIZE] floats, all zero on entry) from the 11 fields
+ * observer .. totals. Returns 0, or -1 with an exception set (vec then holds a partial write). */
+static int
+write_obs(const int32_t *P, float *vec, PyObject *const *args)
+{
     const long n = P[P_PLAYERS], slots = P[P_SLOTS], min_value = P[P_MIN_VALUE], num_values = P[P_NUM_VALUES];
     const long face_up = P[P_FACE_UP], hidden = P[P_HIDDEN], removed = P[P_REMOVED];
     const double value_unscale = 1.0 / P[P_VALUE_SCALE], score_unscale = 1.0 / P[P_SCORE_SCALE];
 
     PyObject *values_seq = NULL, *status_seq = NULL, *pile_seq = NULL, *totals_seq = NULL;
     int ok = 0;
-    npy_intp dims[1] = {P[P_SIZE]};
-    PyObject *result = PyArray_ZEROS(1, dims, NPY_FLOAT32, 0);
-    if (!result)
-        return NULL;
-    float *vec = (float *)PyArray_DATA((PyArrayObject *)result);
 
     long observer, held_card, held_from, phase, to_play, draw_pile_size, ender;
-    if (in_range(args[1], 0, n, 0, &observer, "observer") < 0 ||
-        in_range(args[5], min_value, min_value + num_values, 1, &held_card, "held_card") < 0 ||
-        in_range(args[6], 0, 3, 0, &held_from, "held_from") < 0 || as_int(args[7], &phase, "phase") < 0 ||
-        in_range(args[8], 0, n, 1, &to_play, "to_play") < 0 ||
-        in_range(args[9], 0, P[P_DECK_SIZE] + 1, 0, &draw_pile_size, "draw_pile_size") < 0 ||
-        in_range(args[10], 0, n, 1, &ender, "round_ender") < 0)
+    if (in_range(args[0], 0, n, 0, &observer, "observer") < 0 ||
+        in_range(args[4], min_value, min_value + num_values, 1, &held_card, "held_card") < 0 ||
+        in_range(args[5], 0, 3, 0, &held_from, "held_from") < 0 || as_int(args[6], &phase, "phase") < 0 ||
+        in_range(args[7], 0, n, 1, &to_play, "to_play") < 0 ||
+        in_range(args[8], 0, P[P_DECK_SIZE] + 1, 0, &draw_pile_size, "draw_pile_size") < 0 ||
+        in_range(args[9], 0, n, 1, &ender, "round_ender") < 0)
         goto done;
 
-    values_seq = PySequence_Fast(args[2], "grid values must be a sequence");
-    status_seq = PySequence_Fast(args[3], "grid status must be a sequence");
-    pile_seq = PySequence_Fast(args[4], "discard pile must be a sequence");
-    totals_seq = PySequence_Fast(args[11], "totals must be a sequence");
+    values_seq = PySequence_Fast(args[1], "grid values must be a sequence");
+    status_seq = PySequence_Fast(args[2], "grid status must be a sequence");
+    pile_seq = PySequence_Fast(args[3], "discard pile must be a sequence");
+    totals_seq = PySequence_Fast(args[10], "totals must be a sequence");
     if (!values_seq || !status_seq || !pile_seq || !totals_seq)
         goto done;
     if (PySequence_Fast_GET_SIZE(values_seq) != n || PySequence_Fast_GET_SIZE(status_seq) != n ||
@@ -247,15 +249,90 @@ done:
     Py_XDECREF(status_seq);
     Py_XDECREF(pile_seq);
     Py_XDECREF(totals_seq);
-    if (!ok)
+    return ok ? 0 : -1;
+}
+
+static PyObject *
+cencode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 12) {
+        PyErr_Format(PyExc_TypeError, "encode() takes 12 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    const int32_t *P = check_params(args[0], "encode");
+    if (!P)
+        return NULL;
+    npy_intp dims[1] = {P[P_SIZE]};
+    PyObject *result = PyArray_ZEROS(1, dims, NPY_FLOAT32, 0);
+    if (!result)
+        return NULL;
+    if (write_obs(P, (float *)PyArray_DATA((PyArrayObject *)result), args + 1) < 0)
         Py_CLEAR(result);
     return result;
 }
+
+/* encode_many(params, out, rows): row i of `out` (a C-contiguous, writable float32 array of shape
+ * (B, size), B >= len(rows)) becomes the observation of rows[i], a tuple of the 11 fields that
+ * encode() takes after params. Rows past len(rows) are left as they are. Returns None. */
+static PyObject *
+cencode_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "encode_many() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    const int32_t *P = check_params(args[0], "encode_many");
+    if (!P)
+        return NULL;
+    if (!PyArray_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "encode_many(): out must be a numpy array");
+        return NULL;
+    }
+    PyArrayObject *out = (PyArrayObject *)args[1];
+    if (PyArray_TYPE(out) != NPY_FLOAT32 || PyArray_NDIM(out) != 2 || PyArray_DIM(out, 1) != P[P_SIZE] ||
+        !PyArray_IS_C_CONTIGUOUS(out) || !PyArray_ISWRITEABLE(out)) {
+        PyErr_Format(PyExc_ValueError,
+                     "encode_many(): out must be a writable C-contiguous float32 array of shape (B, %d)",
+                     (int)P[P_SIZE]);
+        return NULL;
+    }
+    PyObject *rows = PySequence_Fast(args[2], "encode_many(): rows must be a sequence");
+    if (!rows)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(rows);
+    if (count > PyArray_DIM(out, 0)) {
+        PyErr_Format(PyExc_ValueError, "encode_many(): %zd rows do not fit in out's %zd", count,
+                     (Py_ssize_t)PyArray_DIM(out, 0));
+        Py_DECREF(rows);
+        return NULL;
+    }
+    float *data = (float *)PyArray_DATA(out);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *row = PySequence_Fast_GET_ITEM(rows, i);
+        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 11) {
+            PyErr_Format(PyExc_TypeError, "encode_many(): row %zd must be a tuple of 11 fields", i);
+            Py_DECREF(rows);
+            return NULL;
+        }
+        float *vec = data + i * (Py_ssize_t)P[P_SIZE];
+        memset(vec, 0, sizeof(float) * (size_t)P[P_SIZE]);
+        if (write_obs(P, vec, PySequence_Fast_ITEMS(row)) < 0) {
+            Py_DECREF(rows);
+            return NULL;
+        }
+    }
+    Py_DECREF(rows);
+    Py_RETURN_NONE;
+}
+
 
 static PyMethodDef methods[] = {
     {"encode", (PyCFunction)(void (*)(void))cencode, METH_FASTCALL,
      "encode(params, observer, values, status, discard_pile, held_card, held_from, phase, to_play, "
      "draw_pile_size, round_ender, totals): one seat's observation, a new float32 array."},
+    {"encode_many", (PyCFunction)(void (*)(void))cencode_many, METH_FASTCALL,
+     "encode_many(params, out, rows): out[i] = the observation of rows[i] (a tuple of encode()'s 11 "
+     "fields after params), for a batch in one call."},
     {NULL, NULL, 0, NULL},
 };
 

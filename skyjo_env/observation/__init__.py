@@ -76,6 +76,7 @@ from skyjo_env.observation.pyencoder import PyEncoder
 from skyjo_env.observation.spec import (
     CELL_CODES,
     HIDDEN_CODE,
+    OBSERVATION_VERSION,
     PHASE_INDEX,
     PHASES,
     PIECES,
@@ -99,6 +100,7 @@ from skyjo_env.observation.spec import (
 __all__ = [
     "CELL_CODES",
     "HIDDEN_CODE",
+    "OBSERVATION_VERSION",
     "PHASES",
     "PHASE_INDEX",
     "PIECES",

@@ -38,18 +38,32 @@ class StateEncoding(ABC):
     def encode_state(self, state: GameState, seat: int) -> np.ndarray:
         """Seat `seat`'s observation of `state`: `encode` of its seat view, without building the view
         (the envs' path). Reads a value only where the slot is face-up."""
-        finished = state.phase == _GAME_OVER or state.is_truncated
-        ender = state.round_ender
-        return self.encode(
-            seat,
-            state.values,
-            state.status,
-            state.discard_pile,
-            state.held_card,
-            state.held_from,
-            state.phase,
-            None if finished else state.current_player,
-            len(state.draw_pile),
-            None if ender is None or finished else ender,
-            state.totals,
-        )
+        return self.encode(*state_fields(state, seat))
+
+    def encode_states(self, states: Sequence[GameState], seats: Sequence[int], out: np.ndarray) -> np.ndarray:
+        """Row i of `out` (float32, shape (B, size), B >= len(states)) becomes `encode_state(states[i],
+        seats[i])`; returns `out`. The vector envs' path: `CEncoder` writes the batch in one C call."""
+        if len(states) != len(seats):
+            raise ValueError(f"{len(states)} states but {len(seats)} seats")
+        for row, (state, seat) in enumerate(zip(states, seats)):
+            out[row] = self.encode_state(state, seat)
+        return out
+
+
+def state_fields(state: GameState, seat: int) -> tuple:
+    """The arguments of `encode` (after none: observer first) for seat `seat`'s observation of `state`."""
+    finished = state.phase == _GAME_OVER or state.is_truncated
+    ender = state.round_ender
+    return (
+        seat,
+        state.values,
+        state.status,
+        state.discard_pile,
+        state.held_card,
+        state.held_from,
+        state.phase,
+        None if finished else state.current_player,
+        len(state.draw_pile),
+        None if ender is None or finished else ender,
+        state.totals,
+    )

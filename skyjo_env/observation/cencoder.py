@@ -15,8 +15,8 @@ import numpy as np
 
 from skyjo_env.engine.actions import NUM_SLOTS
 from skyjo_env.engine.cards import CARD_COUNTS, DECK_SIZE, MIN_VALUE, NUM_VALUES
-from skyjo_env.engine.state import FACE_UP, HIDDEN, REMOVED
-from skyjo_env.observation.base import StateEncoding
+from skyjo_env.engine.state import FACE_UP, HIDDEN, REMOVED, GameState
+from skyjo_env.observation.base import StateEncoding, state_fields
 from skyjo_env.observation.spec import (
     CELL_CODES,
     HIDDEN_CODE,
@@ -143,3 +143,10 @@ class CEncoder(StateEncoding):
             round_ender,
             totals,
         )
+
+    def encode_states(self, states: Sequence[GameState], seats: Sequence[int], out: np.ndarray) -> np.ndarray:
+        """As `StateEncoding.encode_states`, in one call of the C extension (`out` must be C-contiguous)."""
+        if len(states) != len(seats):
+            raise ValueError(f"{len(states)} states but {len(seats)} seats")
+        _cencode.encode_many(self._params, out, [state_fields(s, seat) for s, seat in zip(states, seats)])
+        return out

@@ -33,6 +33,10 @@ PHASES = (Phase.SETUP_REVEAL, Phase.CHOOSE_SOURCE, Phase.HOLDING_DRAWN, Phase.HO
 #: phase (an int) -> its index in the `phase` piece.
 PHASE_INDEX = {int(phase): i for i, phase in enumerate(PHASES)}
 
+#: The name of this observation, as model files record what their network reads (the envs' version:
+#: `skyjo_v0`, `Skyjo-v0`). A change of the pieces is a new version.
+OBSERVATION_VERSION = "skyjo_v0"
+
 #: In a piece's shape: the number of players.
 N = "N"
 
