@@ -64,7 +64,7 @@ class ExpertBot:
         if view.phase == Phase.CHOOSE_SOURCE:
             take = -1e9
             if TAKE_DISCARD in legal_actions:
-                take = max(ctx.place_value(s, view.discard_top) for s in ctx.present)
+                take = max(ctx.place_value(s, view.discard_top) for s in ctx.distinct_slots)
             draw = ctx.draw_value() if DRAW in legal_actions else -1e9
             return TAKE_DISCARD if take >= draw else DRAW
         card = view.held_card
@@ -122,6 +122,20 @@ class _Context:
                 self.others_up[s] = [values[o] for o in column if o != s and status[o] == FACE_UP]
         self.credit_before = [self._credit([values[s] for s in c if status[s] == FACE_UP]) for c in _COLUMNS]
         self._prepare_gifts(view)
+        # Per slot: the credit its column has now, and what placing over it costs besides the card:
+        # the gift of the face-up card it gives up (0 for a face-down one, whose reveal is charged instead).
+        self.slot_credit = [self.credit_before[s // 3] for s in range(12)]
+        self.slot_gift = [self.gift(values[s]) if status[s] == FACE_UP else 0.0 for s in range(12)]
+        # The consequences of turning a card are a constant unless it would be the last one (going out).
+        self.last_reveal = self.hidden == 1 and not self.final_lap
+        # One slot of each kind: slots alike in everything `place_value` reads give every card the same
+        # value, so the best value of placing a card is the best over these (face-down slots of empty
+        # columns are all alike, for one).
+        kinds = {}
+        for s in self.present:
+            key = (self.old[s], tuple(self.others_up[s]), self.slot_credit[s], status[s], self.slot_gift[s])
+            kinds.setdefault(key, s)
+        self.distinct_slots = list(kinds.values())
 
     def _credit(self, up: list[int]) -> float:
         """Column credit from the face-up values of a column (the rest face-down)."""
@@ -179,19 +193,39 @@ class _Context:
 
     # ------------------------------------------------------------ actions
     def place_value(self, slot: int, card: int) -> float:
+        # `_credit([*others, card])` written out for the 0, 1 or 2 face-up others: the same arithmetic, in
+        # the same order (so the same floats), without building a list per call (the hot path of draw_value).
         others = self.others_up[slot]
         old = self.old[slot]
-        if len(others) == 2 and others[0] == card and others[1] == card:  # completes the column
-            reduction = old + 2 * card
-            value = reduction - self.credit_before[slot // 3]
+        k = len(others)
+        if k == 2:
+            a, b = others
+            if a == card and b == card:  # completes the column
+                reduction = old + 2 * card
+                value = reduction - self.slot_credit[slot]
+            else:
+                reduction = old - card
+                if a == b:
+                    credit = self.credit_weight[a - MIN_VALUE] * (2 * a + card)
+                elif a == card:
+                    credit = self.credit_weight[a - MIN_VALUE] * (2 * a + b)
+                elif b == card:
+                    credit = self.credit_weight[b - MIN_VALUE] * (2 * b + a)
+                else:
+                    credit = 0.0
+                value = reduction + credit - self.slot_credit[slot]
         else:
             reduction = old - card
-            value = reduction + self._credit([*others, card]) - self.credit_before[slot // 3]
+            if k == 1 and others[0] == card:
+                credit = self.credit_weight[card - MIN_VALUE] * (2 * card + self.mean)
+            else:
+                credit = 0.0
+            value = reduction + credit - self.slot_credit[slot]
         status = self.status[slot]
         if status == HIDDEN:
             value += self._reveal_consequences(self.my_hand - reduction)
         elif status == FACE_UP:
-            value -= self.gift(self.values[slot])
+            value -= self.slot_gift[slot]
         return value
 
     def reveal_value(self, slot: int) -> float:
@@ -203,7 +237,11 @@ class _Context:
             pair = others[0]
             expected = 3 * pair * self.p[pair - MIN_VALUE]
         else:
-            for pv, x in zip(self.p, CARD_VALUES):
+            # The expected credit over the unseen cards x: only an x equal to a face-up other makes a
+            # pair, so only those terms are added (in the order of CARD_VALUES, as a full sum would:
+            # adding the zero terms changes no float).
+            for x in sorted(set(others)):
+                pv = self.p[x - MIN_VALUE]
                 if pv:
                     credit_after += pv * self._credit([*others, x])
         value = expected + credit_after - self.credit_before[slot // 3]
@@ -212,7 +250,7 @@ class _Context:
     def _reveal_consequences(self, hand_after: float) -> float:
         """Tempo of one more face-up card, and the doubling risk if it is the last."""
         value = self.tempo_per_card
-        if self.hidden == 1 and not self.final_lap:
+        if self.last_reveal:
             value += self._going_out(hand_after)
         return value
 
@@ -220,9 +258,10 @@ class _Context:
         hidden_slots = [s for s in self.present if self.status[s] == HIDDEN]
         reveal = max((self.reveal_value(s) for s in hidden_slots), default=None)
         total = 0.0
+        place_value, slots = self.place_value, self.distinct_slots
         for pv, x in zip(self.p, CARD_VALUES):
             if pv:
-                best = max(self.place_value(s, x) for s in self.present)
+                best = max([place_value(s, x) for s in slots])
                 if reveal is not None:
                     best = max(best, reveal - self.gift(x))
                 total += pv * best
