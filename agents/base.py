@@ -25,3 +25,11 @@ class Policy(Protocol):
     def reset(self, seed: int | None = None) -> None:
         """Called before each game; seeds the bot's own random generator."""
         ...
+
+
+def acting_policy(bot: Policy) -> Policy:
+    """The policy that makes `bot`'s next move: `bot` itself, or, for a bot that stands in for others
+    (a league opponent, which plays a different member each game), the member it plays now (its
+    `playing` attribute). The vector env asks it, to batch the games waiting on the same network."""
+    playing = getattr(bot, "playing", None)
+    return bot if playing is None else playing

@@ -42,13 +42,12 @@ from safetensors.numpy import save_file
 
 from skyjo_env.engine.actions import NUM_ACTIONS
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
-from skyjo_env.observation import observation_size
+from skyjo_env.observation import OBSERVATION_VERSION, observation_size
 
 FORMAT = "skyjo-policy"
 FORMAT_VERSION = 1
 METADATA_KEY = "skyjo_policy"
 SUFFIX = ".safetensors"
-OBSERVATION_VERSION = "skyjo_v0"
 ARCHITECTURES = ("mlp",)
 #: The observations a network may read: version -> observation size for a table size.
 OBSERVATIONS: dict[str, Callable[[int], int]] = {OBSERVATION_VERSION: observation_size}

@@ -77,6 +77,18 @@ class PolicyBot:
         observations = np.empty((len(views), self.network.observation_size), dtype=np.float32)
         for row, view in enumerate(views):
             observations[row] = self._encode(view)
+        return self.act_observations(observations, legal_actions_list)
+
+    @property
+    def observation(self) -> str:
+        """The observation version the network reads (`skyjo_v0`): what `act_observations` takes."""
+        return self.network.observation
+
+    def act_observations(self, observations: np.ndarray, legal_actions_list: Sequence[Sequence[int]]) -> list[int]:
+        """One action per row of already encoded observations (the vector env's path: it encodes every
+        game waiting on this policy in one call, then asks for all their moves in one forward pass)."""
+        if len(observations) != len(legal_actions_list):
+            raise ValueError(f"{len(observations)} observations but {len(legal_actions_list)} lists of legal actions")
         logits = self.network.logits(observations)
         return [self._choose(row, legal) for row, legal in zip(logits, legal_actions_list)]
 
