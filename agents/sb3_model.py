@@ -56,7 +56,15 @@ def network_from_sb3(path: str | Path) -> PolicyNetwork:
     and a Tanh or ReLU activation is a `ModelLoadError`.
     """
     path = Path(path)
-    model = _load_checkpoint(path)
+    return network_from_model(_load_checkpoint(path), path.name)
+
+
+def network_from_model(model: Any, source: str = "") -> PolicyNetwork:
+    """The policy network of an in-memory MaskablePPO `MlpPolicy` model, as numpy (see `network_from_sb3`).
+
+    `source` names the model in errors and in `info["source"]`.
+    """
+    path = source or "the model"
     import torch.nn as nn  # present: sb3-contrib needs torch
 
     shape = getattr(model.observation_space, "shape", None)
@@ -86,7 +94,7 @@ def network_from_sb3(path: str | Path) -> PolicyNetwork:
         raise ModelLoadError(f"{path}: the policy network ends in a layer without its activation")
     layers = [*modules[::2], policy.action_net]
     arrays = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
-    info = {"trained_steps": int(model.num_timesteps), "source": path.name}
+    info = {"trained_steps": int(model.num_timesteps), "source": str(source)}
     try:
         return PolicyNetwork(arrays, activation, [num_players], OBSERVATION_VERSION, "mlp", info)
     except ModelLoadError as e:

@@ -12,12 +12,26 @@ from typing import Any
 
 import yaml
 
+from agents import available as available_bots
 from skyjo_env.engine import Rules
 from skyjo_env.rewards import EPISODE_MODES, REWARD_MODES
 
 
 class ConfigError(ValueError):
     """A config file or override that is malformed, unknown or of the wrong type."""
+
+
+# warm_start: {bot: NAME, games: N, epochs: E, ...}; the keys, their types and defaults.
+WARM_START_TYPES: dict[str, type] = {"bot": str, "games": int, "epochs": int, "learning_rate": float, "batch_size": int}
+WARM_START_DEFAULTS: dict[str, Any] = {"games": 300, "epochs": 4, "learning_rate": 1e-3, "batch_size": 512}
+# vec_env: how the rollout games are stepped.
+VEC_ENVS = {
+    "batch": "every game in this process, observations and trained opponents in batches: the fastest",
+    "subproc": "one Skyjo-v0 env per process",
+    "dummy": "Skyjo-v0 envs in turn in this process",
+}
+# schedule: [{from_step: S, opponents: {...}, learning_rate: X, ent_coef: Y}, ...]; what a stage may change.
+SCHEDULED = ("opponents", "learning_rate", "ent_coef")
 
 
 def _f(default: Any, help: str) -> Any:
@@ -35,62 +49,82 @@ class TrainConfig:
 
     name: str = _f("ppo", "run name; the run folder is <runs_dir>/<name>-<timestamp>")
     runs_dir: str = _f("runs", "where run folders are created")
-    total_timesteps: int = _f(600_000, "learner steps to train for (in total, across resumes)")
+    total_timesteps: int = _f(1_000_000, "learner steps to train for (in total, across resumes)")
     seed: int = _f(0, "seed of the model, the envs and the evaluations")
-    n_envs: int = _f(2, "parallel envs")
-    vec_env: str = _f("subproc", "'subproc' (one process per env, across the cores) or 'dummy' (in-process)")
+    n_envs: int = _f(64, "games played side by side (the rollout is n_envs x n_steps learner steps)")
+    vec_env: str = _f(
+        "batch",
+        f"how the games are stepped: {', '.join(repr(k) for k in VEC_ENVS)} ({'; '.join(VEC_ENVS.values())})",
+    )
     device: str = _f("auto", "'cpu', 'cuda' or 'auto'")
     num_players: int = _f(2, "players at the table (2..8)")
     rules: dict[str, Any] = _f({}, "other rule options (docs/RULES.md), e.g. {target_score: 100}")
     reward: str = _f("relative", f"reward mode, one of {list(REWARD_MODES)}")
     episode: str = _f("game", f"episode length, one of {list(EPISODE_MODES)}")
     opponents: dict[str, float] = _f(
-        {"random": 0.5, "greedy": 0.5},
+        {"greedy": 0.5, "expert": 0.3, "random": 0.2},
         "opponent mix: bot name or model path -> weight; 'self' = the pool of frozen past checkpoints",
     )
     pool_size: int = _f(8, "most recent frozen checkpoints kept in the self-play pool")
-    snapshot_every: int = _f(200_000, "steps between snapshots added to the self-play pool")
-    learning_rate: float = _f(3e-4, "Adam learning rate")
-    n_steps: int = _f(1024, "steps per env per rollout")
-    batch_size: int = _f(256, "minibatch size")
-    n_epochs: int = _f(4, "optimisation epochs per rollout")
+    snapshot_every: int = _f(250_000, "steps between snapshots added to the self-play pool")
+    learning_rate: float = _f(1e-4, "Adam learning rate")
+    n_steps: int = _f(32, "steps per env per rollout")
+    batch_size: int = _f(512, "minibatch size")
+    n_epochs: int = _f(5, "optimisation epochs per rollout")
     gamma: float = _f(0.995, "discount factor")
     gae_lambda: float = _f(0.95, "GAE lambda")
     clip_range: float = _f(0.2, "PPO clip range")
-    ent_coef: float = _f(0.01, "entropy bonus")
+    ent_coef: float = _f(0.001, "entropy bonus")
     vf_coef: float = _f(0.5, "value loss weight")
     max_grad_norm: float = _f(0.5, "gradient clipping")
-    net_arch: list[int] = _f([128, 128], "hidden layer sizes of the policy and value networks")
+    net_arch: list[int] = _f([256, 256], "hidden layer sizes of the policy and value networks")
     activation: str = _f("tanh", "'tanh' or 'relu'")
-    eval_every: int = _f(200_000, "steps between evaluations against eval_opponents")
+    eval_every: int = _f(250_000, "steps between evaluations against eval_opponents")
     eval_games: int = _f(100, "games per opponent in each periodic evaluation")
-    eval_opponents: list[str] = _f(["random", "greedy"], "bots the agent is measured against")
+    eval_opponents: list[str] = _f(["random", "greedy", "expert"], "bots the agent is measured against")
     best_against: str = _f(
         "", "the eval opponent whose win rate picks best_model.zip (default: the mean win rate over eval_opponents)"
     )
-    checkpoint_every: int = _f(100_000, "steps between checkpoints (resume points)")
+    checkpoint_every: int = _f(250_000, "steps between checkpoints (resume points)")
     final_eval_games: int = _f(1000, "games per opponent in the final evaluation report")
     init_model: str = _f(
         "", "start a new run from this model .zip's weights (same network shape) instead of random ones"
     )
+    warm_start: dict[str, Any] = _f(
+        {"bot": "expert", "games": 300, "epochs": 4},
+        "behaviour cloning of a bot before PPO: {bot: expert, games: 300, epochs: 4, learning_rate: 0.001, "
+        "batch_size: 512} (only bot is required); {} = none, start from random weights",
+    )
+    schedule: list[dict[str, Any]] = _f(
+        [],
+        "stages: [{from_step: S, opponents: {...}, learning_rate: X, ent_coef: Y}, ...], each giving the "
+        "values that hold from step S on (the top-level values hold before the first stage)",
+    )
+    torch_threads: int = _f(0, "torch threads for the network (0: torch's default, one per core)")
 
     def __post_init__(self) -> None:
         def require(ok: bool, message: str) -> None:
             if not ok:
                 raise ConfigError(message)
 
-        require(self.vec_env in ("subproc", "dummy"), f"vec_env must be 'subproc' or 'dummy', got {self.vec_env!r}")
+        require(self.vec_env in VEC_ENVS, f"vec_env must be one of {list(VEC_ENVS)}, got {self.vec_env!r}")
         require(self.device in ("cpu", "cuda", "auto"), f"device must be 'cpu', 'cuda' or 'auto', got {self.device!r}")
         require(self.reward in REWARD_MODES, f"reward must be one of {list(REWARD_MODES)}, got {self.reward!r}")
         require(self.episode in EPISODE_MODES, f"episode must be one of {list(EPISODE_MODES)}, got {self.episode!r}")
         require(self.activation in ("tanh", "relu"), f"activation must be 'tanh' or 'relu', got {self.activation!r}")
-        for key in ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "eval_games"):
+        for key in (
+            "total_timesteps",
+            "n_envs",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "eval_every",
+            "eval_games",
+        ):
             require(getattr(self, key) >= 1, f"{key} must be at least 1, got {getattr(self, key)}")
-        for key in ("pool_size", "snapshot_every", "checkpoint_every", "final_eval_games"):
+        for key in ("pool_size", "snapshot_every", "checkpoint_every", "final_eval_games", "torch_threads"):
             require(getattr(self, key) >= 0, f"{key} must be at least 0, got {getattr(self, key)}")
-        require(bool(self.opponents), "opponents must name at least one opponent")
-        require(all(w >= 0 for w in self.opponents.values()), "opponent weights must be >= 0")
-        require(sum(self.opponents.values()) > 0, "opponent weights must not all be 0")
+        _check_weights("opponents", self.opponents)
         require(
             self.best_against == "" or self.best_against in self.eval_opponents,
             f"best_against must be one of eval_opponents {self.eval_opponents}, got {self.best_against!r}",
@@ -104,6 +138,79 @@ class TrainConfig:
             self.game_rules()
         except (TypeError, ValueError) as e:
             raise ConfigError(f"rules: {e}") from None
+        self.warm_start = self._checked_warm_start()
+        self.schedule = self._checked_schedule()
+        require(
+            not (self.warm_start and self.init_model),
+            "give warm_start or init_model, not both (the warm start would replace the weights of init_model): "
+            "add --warm-start '{}' to start from init_model",
+        )
+        require(
+            self.vec_env == "batch" or not any("opponents" in stage for stage in self.schedule),
+            f"a schedule that changes the opponents needs vec_env: batch (got {self.vec_env!r})",
+        )
+
+    def _checked_warm_start(self) -> dict[str, Any]:
+        """warm_start with its defaults filled in, or {} for none."""
+        if not self.warm_start:
+            return {}
+        unknown = sorted(set(self.warm_start) - set(WARM_START_TYPES))
+        if unknown:
+            raise ConfigError(f"warm_start: unknown key(s) {unknown}; known keys: {', '.join(WARM_START_TYPES)}")
+        if "bot" not in self.warm_start:
+            raise ConfigError("warm_start needs a bot to clone, e.g. warm_start: {bot: expert}")
+        values = {**WARM_START_DEFAULTS, **self.warm_start}
+        checked = {k: _check_type(f"warm_start.{k}", v, WARM_START_TYPES[k]) for k, v in values.items()}
+        bots = available_bots()
+        if checked["bot"] not in bots:
+            raise ConfigError(f"warm_start.bot must be one of {bots}, got {checked['bot']!r}")
+        for key in ("games", "epochs", "batch_size"):
+            if checked[key] < 1:
+                raise ConfigError(f"warm_start.{key} must be at least 1, got {checked[key]}")
+        if checked["learning_rate"] <= 0:
+            raise ConfigError(f"warm_start.learning_rate must be > 0, got {checked['learning_rate']}")
+        return checked
+
+    def _checked_schedule(self) -> list[dict[str, Any]]:
+        hints = typing.get_type_hints(TrainConfig)
+        previous = -1
+        checked = []
+        for i, stage in enumerate(self.schedule):
+            where = f"schedule[{i}]"
+            unknown = sorted(set(stage) - {"from_step", *SCHEDULED})
+            if unknown:
+                raise ConfigError(
+                    f"{where}: unknown key(s) {unknown}; a stage sets from_step and {', '.join(SCHEDULED)}"
+                )
+            if "from_step" not in stage:
+                raise ConfigError(f"{where} needs from_step (the step from which its values hold)")
+            step = _check_type(f"{where}.from_step", stage["from_step"], int)
+            if step <= previous:
+                raise ConfigError(f"{where}.from_step must be larger than the stage before's ({previous}), got {step}")
+            previous = step
+            values = {k: _check_type(f"{where}.{k}", v, hints[k]) for k, v in stage.items() if k != "from_step"}
+            if "opponents" in values:
+                _check_weights(f"{where}.opponents", values["opponents"])
+            for key in ("learning_rate", "ent_coef"):
+                if key in values and values[key] < 0:
+                    raise ConfigError(f"{where}.{key} must be >= 0, got {values[key]}")
+            checked.append({"from_step": step, **values})
+        return checked
+
+    def stage_at(self, step: int) -> dict[str, Any]:
+        """The scheduled values (opponents, learning_rate, ent_coef) that hold at `step`."""
+        values = {key: getattr(self, key) for key in SCHEDULED}
+        for stage in self.schedule:
+            if stage["from_step"] <= step:
+                values.update({k: v for k, v in stage.items() if k != "from_step"})
+        return values
+
+    def opponent_names(self) -> set[str]:
+        """Every opponent the run may meet, over all its stages."""
+        names = set(self.opponents)
+        for stage in self.schedule:
+            names.update(stage.get("opponents", {}))
+        return names
 
     def game_rules(self) -> Rules:
         if "num_players" in self.rules:
@@ -120,6 +227,15 @@ class TrainConfig:
         return yaml.safe_dump(asdict(self), sort_keys=False)
 
 
+def _check_weights(name: str, weights: dict[str, float]) -> None:
+    if not weights:
+        raise ConfigError(f"{name} must name at least one opponent")
+    if any(w < 0 for w in weights.values()):
+        raise ConfigError(f"{name}: opponent weights must be >= 0, got {weights}")
+    if sum(weights.values()) <= 0:
+        raise ConfigError(f"{name}: opponent weights must not all be 0")
+
+
 # ---------------------------------------------------------------- loading
 def _check_type(name: str, value: Any, annotation: Any) -> Any:
     """Return `value` converted to the field's type, or raise ConfigError naming the field."""
@@ -134,7 +250,7 @@ def _check_type(name: str, value: Any, annotation: Any) -> Any:
     if origin is list:
         (item,) = typing.get_args(hint)
         if not isinstance(value, list):
-            raise ConfigError(f"{name} must be a list of {item.__name__}, got {value!r}")
+            raise ConfigError(f"{name} must be a list of {getattr(item, '__name__', item)}, got {value!r}")
         return [_check_type(f"{name}[{i}]", v, item) for i, v in enumerate(value)]
     if origin is dict:
         key_type, value_type = typing.get_args(hint)

@@ -12,6 +12,7 @@ import numpy as np
 from skyjo_env.engine.view import SeatView
 
 SELF = "self"
+POOL_SUFFIXES = (".safetensors", ".zip")  # policy files (what training writes) and SB3 checkpoints (older runs)
 
 
 class LeagueOpponent:
@@ -19,31 +20,47 @@ class LeagueOpponent:
 
     `weights` maps bot names (or model paths) to sampling weights; the key "self" draws
     a random checkpoint from `pool_dir` (the most recent `pool_size` files), which the
-    trainer fills with frozen copies of the learner. Loaded models are cached.
+    trainer fills with frozen copies of the learner. Loaded models are cached in `cache`,
+    which the opponents of many games may share (a vector env's games then wait on the
+    same network object, and it plays them all in one forward pass).
     """
 
     name = "league"
 
-    def __init__(self, weights: dict[str, float], pool_dir: str | Path | None = None, pool_size: int = 8) -> None:
-        from agents import make
-
-        self.members = list(weights)
-        p = np.array([weights[m] for m in self.members], dtype=np.float64)
-        self.p = p / p.sum()
+    def __init__(
+        self,
+        weights: dict[str, float],
+        pool_dir: str | Path | None = None,
+        pool_size: int = 8,
+        cache: ModelCache | None = None,
+    ) -> None:
         self.pool_dir = Path(pool_dir) if pool_dir is not None else None
         self.pool_size = pool_size
-        self.bots = {m: make(m) for m in self.members if m != SELF}
-        self._models: OrderedDict[Path, Any] = OrderedDict()
+        self.bots: dict[str, Any] = {}
+        self._models = cache if cache is not None else ModelCache(max(1, pool_size))
         self.current: Any = None
         self.current_name = ""
         self._rng = np.random.default_rng()
-        if SELF in self.members and self.pool_dir is None:
+        self.set_weights(weights)
+
+    def set_weights(self, weights: dict[str, float]) -> None:
+        """Change the mix (a training schedule's new stage); it applies from the next game (`reset`)."""
+        from agents import make
+
+        if SELF in weights and self.pool_dir is None:
             raise ValueError("the 'self' opponent needs a pool directory of checkpoints")
+        self.members = list(weights)
+        p = np.array([weights[m] for m in self.members], dtype=np.float64)
+        self.p = p / p.sum()
+        for m in self.members:
+            if m != SELF and m not in self.bots:
+                self.bots[m] = make(m)
 
     def pool(self) -> list[Path]:
         if self.pool_dir is None or not self.pool_dir.exists():
             return []
-        return sorted(self.pool_dir.glob("*.zip"))[-self.pool_size :] if self.pool_size else []
+        snapshots = sorted(p for p in self.pool_dir.iterdir() if p.suffix in POOL_SUFFIXES)
+        return snapshots[-self.pool_size :] if self.pool_size else []
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
@@ -68,13 +85,32 @@ class LeagueOpponent:
         return self.bots[name]
 
     def _load(self, path: Path) -> Any:
-        from agents.ppo_bot import PolicyBot
+        return self._models.get(path)
 
-        if path not in self._models:
-            self._models[path] = PolicyBot(path)
-            while len(self._models) > max(1, self.pool_size):
-                self._models.popitem(last=False)
-        return self._models[path]
+    @property
+    def playing(self) -> Any:
+        """The member playing this game (`agents.base.acting_policy`)."""
+        return self.current
 
     def act(self, view: SeatView, legal_actions: Sequence[int]) -> int:
         return self.current.act(view, legal_actions)
+
+
+class ModelCache:
+    """Loaded snapshots of the pool (`PolicyBot`s, deterministic), the `size` most recently used kept."""
+
+    def __init__(self, size: int) -> None:
+        self.size = max(1, size)
+        self._bots: OrderedDict[Path, Any] = OrderedDict()
+
+    def get(self, path: Path) -> Any:
+        from agents.ppo_bot import PolicyBot
+
+        bot = self._bots.get(path)
+        if bot is None:
+            bot = self._bots[path] = PolicyBot(path)
+            while len(self._bots) > self.size:
+                self._bots.popitem(last=False)
+        else:
+            self._bots.move_to_end(path)
+        return bot

@@ -18,14 +18,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.sb3_model import export_sb3_model
+from agents.model_file import SUFFIX, save_policy
+from agents.sb3_model import export_sb3_model, network_from_model
 from train.config import ConfigError, TrainConfig
+from train.league import POOL_SUFFIXES, SELF
 
 LATEST = "latest.zip"
 STATE = "state.json"
 
 
 def make_env_factory(config: TrainConfig, pool_dir: Path, rank: int):
+    """A `Skyjo-v0` env in a Monitor (the `subproc` and `dummy` pipelines: one env per process or in turn)."""
+
     def _make():
         from skyjo_env.gym_env import SkyjoEnv
         from train.league import LeagueOpponent
@@ -49,13 +53,43 @@ def make_env_factory(config: TrainConfig, pool_dir: Path, rank: int):
     return _make
 
 
-def build_vec_env(config: TrainConfig, pool_dir: Path):
+def build_vec_env(config: TrainConfig, pool_dir: Path, weights: dict[str, float] | None = None):
+    """The rollout envs: `batch` (default) plays all `n_envs` games in this process, opponents in batches
+    (`skyjo_env.sb3.SkyjoVecEnv`); `subproc` and `dummy` are SB3's vector envs of `Skyjo-v0` envs."""
+    if config.vec_env == "batch":
+        from skyjo_env.sb3 import SkyjoVecEnv
+        from train.league import LeagueOpponent, ModelCache
+
+        cache = ModelCache(config.pool_size)  # one loaded copy of each snapshot, shared by every game
+        mix = weights or config.opponents
+
+        def opponents(i: int) -> list[LeagueOpponent]:
+            return [LeagueOpponent(mix, pool_dir, config.pool_size, cache) for _ in range(config.num_players - 1)]
+
+        env = SkyjoVecEnv(
+            config.n_envs,
+            num_players=config.num_players,
+            opponent_factory=opponents,
+            reward=config.reward,
+            episode=config.episode,
+            **config.rules,
+        )
+        env.seed(config.seed * 1000)
+        return env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     factories = [make_env_factory(config, pool_dir, i) for i in range(config.n_envs)]
     if config.vec_env == "subproc" and config.n_envs > 1:
         return SubprocVecEnv(factories, start_method="fork" if sys.platform != "win32" else "spawn")
     return DummyVecEnv(factories)
+
+
+def league_opponents(env) -> list[Any]:
+    """The league opponents of a `batch` env's games (a schedule changes their mix)."""
+    batch = getattr(env, "batch", None)
+    if batch is None:
+        return []
+    return [bot for game in batch.games for bot in game.opponents if hasattr(bot, "set_weights")]
 
 
 def new_model(config: TrainConfig, env, run_dir: Path):
@@ -125,10 +159,11 @@ def evaluate_model(model_path: Path, config: TrainConfig, games: int, seed: int)
 def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: int):
     from sb3_contrib import MaskablePPO  # noqa: F401  (torch import before tqdm starts)
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.utils import ConstantSchedule
     from tqdm import tqdm
 
     class TrainingCallback(BaseCallback):
-        """Progress bar, checkpoints, self-play snapshots and periodic evaluation."""
+        """Progress bar, the schedule's stages, checkpoints, self-play snapshots and periodic evaluation."""
 
         def _on_training_start(self) -> None:
             self.bar = tqdm(
@@ -136,8 +171,23 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             )
             self.started = time.time()
             self.start_steps = self.model.num_timesteps
-            if uses_self_play(config) and not any((run_dir / "pool").glob("*.zip")):
+            self.stage: dict[str, Any] | None = None
+            if uses_self_play(config) and not any(p.suffix in POOL_SUFFIXES for p in (run_dir / "pool").iterdir()):
                 self._snapshot()
+
+        def _on_rollout_start(self) -> None:
+            """Apply the schedule's values for this step (opponent mix, learning rate, entropy bonus)."""
+            stage = config.stage_at(self.model.num_timesteps)
+            if stage == self.stage:
+                return
+            if self.stage is not None:
+                self.bar.write(f"step {self.model.num_timesteps:,}: {describe_stage(stage)}")
+            self.stage = stage
+            self.model.ent_coef = stage["ent_coef"]
+            self.model.learning_rate = stage["learning_rate"]  # saved with the model (a resume rebuilds from it)
+            self.model.lr_schedule = ConstantSchedule(stage["learning_rate"])
+            for bot in league_opponents(self.training_env):
+                bot.set_weights(stage["opponents"])
 
         def _on_step(self) -> bool:
             steps = self.model.num_timesteps
@@ -153,15 +203,17 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             return True
 
         def _snapshot(self) -> None:
+            """A frozen copy of the learner for the self-play pool, as a policy file (read with numpy)."""
             steps = self.model.num_timesteps
-            self.model.save(run_dir / "pool" / f"step{steps:012d}.zip")
+            save_policy(network_from_model(self.model, f"{run_dir.name} step {steps}"), snapshot_path(run_dir, steps))
             state.next_snapshot = steps + max(1, config.snapshot_every)
 
         def _evaluate(self) -> None:
             steps = self.model.num_timesteps
             path = run_dir / "checkpoints" / "eval_candidate.zip"
             self.model.save(path)
-            reports = evaluate_model(path, config, config.eval_games, seed=config.seed + steps)
+            candidate = save_policy(network_from_model(self.model, path.name), path.with_suffix(SUFFIX))
+            reports = evaluate_model(candidate, config, config.eval_games, seed=config.seed + steps)
             win_rates = {opp: r["results"][0]["win_rate"] for opp, r in reports.items()}
             for opp, r in reports.items():
                 self.logger.record(f"eval/win_rate_vs_{opp}", r["results"][0]["win_rate"])
@@ -190,9 +242,18 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
     return TrainingCallback()
 
 
+def describe_stage(stage: dict[str, Any]) -> str:
+    mix = ", ".join(f"{name} {weight:g}" for name, weight in stage["opponents"].items())
+    return f"opponents {mix}; learning rate {stage['learning_rate']:g}; entropy bonus {stage['ent_coef']:g}"
+
+
+def snapshot_path(run_dir: Path, steps: int) -> Path:
+    return run_dir / "pool" / f"step{steps:012d}{SUFFIX}"
+
+
 def uses_self_play(config: TrainConfig) -> bool:
-    """The opponent mix includes frozen past checkpoints."""
-    return config.opponents.get("self", 0) > 0
+    """The opponent mix includes frozen past checkpoints, now or at a later stage of the schedule."""
+    return config.opponents.get(SELF, 0) > 0 or any(s.get("opponents", {}).get(SELF, 0) > 0 for s in config.schedule)
 
 
 def save_checkpoint(model, run_dir: Path, state: RunState) -> None:
@@ -217,14 +278,17 @@ def new_run_dir(config: TrainConfig) -> Path:
 
 def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     """Train (or continue) the run in `run_dir`; return the path of the final model."""
+    import torch
     from sb3_contrib import MaskablePPO
 
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
     state = RunState(run_dir / "checkpoints" / STATE)
-    env = build_vec_env(config, run_dir / "pool")
     latest = run_dir / "checkpoints" / LATEST
+    if resume and not latest.exists():
+        raise ConfigError(f"{run_dir} has no checkpoint to resume from ({latest} is missing)")
+    env = build_vec_env(config, run_dir / "pool")
     if resume:
-        if not latest.exists():
-            raise ConfigError(f"{run_dir} has no checkpoint to resume from ({latest} is missing)")
         model = MaskablePPO.load(latest, env=env, device=config.device, tensorboard_log=str(run_dir / "tb"))
         print(f"resuming {run_dir} at step {model.num_timesteps:,}")
     else:
@@ -235,6 +299,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
             except (ValueError, RuntimeError, KeyError) as e:
                 raise ConfigError(f"init_model {config.init_model} does not fit this config's network: {e}") from None
             print(f"starting from the weights of {config.init_model}")
+        if config.warm_start:
+            warm_start(model, config, run_dir)
     remaining = config.total_timesteps - model.num_timesteps
     interrupted = False
 
@@ -266,6 +332,33 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         export_sb3_model(checkpoint, checkpoint.with_suffix(".safetensors"), run=run_dir.name, config=config.name)
     final_report(config, run_dir)
     return final
+
+
+def warm_start(model, config: TrainConfig, run_dir: Path) -> None:
+    """Behaviour cloning of the config's bot into the new model (`train.warm_start`); the report in
+    warm_start.json."""
+    from train.warm_start import clone, demonstrations
+
+    spec = config.warm_start
+    demos = demonstrations(
+        spec["bot"],
+        spec["games"],
+        config.game_rules(),
+        seed=config.seed,
+        reward=config.reward,
+        episode=config.episode,
+        gamma=config.gamma,
+    )
+    report = clone(
+        model,
+        demos,
+        epochs=spec["epochs"],
+        learning_rate=spec["learning_rate"],
+        batch_size=spec["batch_size"],
+        seed=config.seed,
+    )
+    print(f"warm start from {spec['bot']}: {report}")
+    (run_dir / "warm_start.json").write_text(json.dumps({"bot": spec["bot"], **report.as_dict()}, indent=2) + "\n")
 
 
 def final_report(config: TrainConfig, run_dir: Path) -> None:

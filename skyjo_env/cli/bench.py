@@ -1,7 +1,11 @@
-"""Speed benchmarks: random legal play through the engine and the envs, decisions per second.
+"""Speed benchmarks: random legal play through the engine and the envs, decisions per second;
+and training: learner steps per second of a config, in each rollout pipeline.
 
 Run `skyjo bench [engine|raw_env|env|gym|all]`. Each run plays whole
 games with uniformly random legal actions; the figure printed is the median of the runs.
+`skyjo bench train [--config FILE] [--steps N]` (the `train` extra) trains the config in
+the batched pipeline and in the one before it (SB3's SubprocVecEnv of Skyjo-v0 envs), same
+network and opponents, and prints both rates and their ratio (`train.bench`).
 A benchmark measures and prints; it asserts nothing.
 """
 
@@ -15,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from skyjo_env.cli.common import CommandError
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 
 
@@ -140,13 +145,41 @@ TARGETS: dict[str, Callable[..., float]] = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", nargs="?", default="engine", choices=sorted(TARGETS), help="what to measure")
+    parser.add_argument(
+        "target", nargs="?", default="engine", choices=[*sorted(TARGETS), "train"], help="what to measure"
+    )
     parser.add_argument("--players", type=int, default=2, help="number of players (2..8)")
     parser.add_argument("--games", type=int, default=300, help="games per run")
     parser.add_argument("--repeats", type=int, default=5, help="runs; the median is reported")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
+    training = parser.add_argument_group("train")
+    training.add_argument("--config", help="train: the config to measure (default: the embedded defaults)")
+    training.add_argument("--steps", type=int, default=20_000, help="train: learner steps per timed run")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
+    if args.target == "train":
+        return _bench_train(args)
     TARGETS[args.target](num_players=args.players, games=args.games, repeats=args.repeats, seed=args.seed)
+    return 0
+
+
+def _bench_train(args: argparse.Namespace) -> int:
+    from skyjo_env.cli import SUBCOMMANDS, install_hint
+
+    missing = SUBCOMMANDS["train"].missing()
+    if missing:
+        raise CommandError(
+            f"bench train needs the 'train' extra (missing: {', '.join(missing)}): {install_hint('train')}"
+        )
+    from train.bench import compare
+    from train.config import ConfigError, load_config
+
+    if args.steps < 1 or args.repeats < 1:
+        raise CommandError("--steps and --repeats must be at least 1")
+    try:
+        config = load_config(args.config)
+    except ConfigError as e:
+        raise CommandError(str(e)) from None
+    compare(config, args.steps, args.repeats)
     return 0

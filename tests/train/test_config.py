@@ -42,7 +42,25 @@ def test_every_field_has_help_text():
         ({"opponents": {}}, "opponents must name at least one opponent"),
         ({"rules": {"reshuffle": "never"}}, "rules: reshuffle must be 'keep_top' or 'all'"),
         ({"rules": {"num_players": 3}}, "set num_players at the top level"),
-        ({"best_against": "expert"}, "best_against must be one of eval_opponents"),
+        ({"best_against": "ppo"}, "best_against must be one of eval_opponents"),
+        ({"vec_env": "threads"}, "vec_env must be one of ['batch', 'subproc', 'dummy']"),
+        ({"warm_start": {"bot": "expert", "rounds": 3}}, "warm_start: unknown key(s) ['rounds']"),
+        ({"warm_start": {"games": 10}}, "warm_start needs a bot to clone"),
+        ({"warm_start": {"bot": "genius"}}, "warm_start.bot must be one of"),
+        ({"warm_start": {"bot": "expert", "games": 0}}, "warm_start.games must be at least 1"),
+        ({"warm_start": {"bot": "expert", "epochs": "many"}}, "warm_start.epochs must be int"),
+        ({"schedule": [{"learning_rate": 0.1}]}, "schedule[0] needs from_step"),
+        ({"schedule": [{"from_step": 5, "gamma": 0.9}]}, "schedule[0]: unknown key(s) ['gamma']"),
+        (
+            {"schedule": [{"from_step": 5, "ent_coef": 0.0}, {"from_step": 5, "ent_coef": 0.1}]},
+            "schedule[1].from_step must be larger than the stage before's (5), got 5",
+        ),
+        ({"schedule": [{"from_step": 5, "opponents": {}}]}, "schedule[0].opponents must name at least one opponent"),
+        ({"schedule": [{"from_step": 5, "learning_rate": -1.0}]}, "schedule[0].learning_rate must be >= 0"),
+        (
+            {"vec_env": "subproc", "schedule": [{"from_step": 5, "opponents": {"expert": 1}}]},
+            "a schedule that changes the opponents needs vec_env: batch",
+        ),
     ],
 )
 def test_bad_config_files_name_the_problem(tmp_path, content, message):
@@ -73,3 +91,30 @@ def test_command_line_overrides_replace_file_values(tmp_path):
     config = load_config(path, overrides_from_args(args))
     assert config.total_timesteps == 5000 and config.n_envs == 2 and config.learning_rate == 0.001
     assert config.opponents == {"expert": 1.0} and config.name == "x"
+
+
+def test_a_schedule_gives_the_values_of_each_stage():
+    config = TrainConfig(
+        learning_rate=1e-3,
+        ent_coef=0.01,
+        opponents={"greedy": 1.0},
+        schedule=[
+            {"from_step": 100, "learning_rate": 5e-4},
+            {"from_step": 200, "opponents": {"expert": 1, "self": 1}, "ent_coef": 0},
+        ],
+    )
+    assert config.stage_at(0) == {"opponents": {"greedy": 1.0}, "learning_rate": 1e-3, "ent_coef": 0.01}
+    assert config.stage_at(150) == {"opponents": {"greedy": 1.0}, "learning_rate": 5e-4, "ent_coef": 0.01}
+    assert config.stage_at(10**9) == {"opponents": {"expert": 1.0, "self": 1.0}, "learning_rate": 5e-4, "ent_coef": 0.0}
+    assert config.opponent_names() == {"greedy", "expert", "self"}
+
+
+def test_a_warm_start_gets_its_defaults_and_excludes_init_model(tmp_path):
+    config = TrainConfig(warm_start={"bot": "greedy"})
+    assert config.warm_start == {"bot": "greedy", "games": 300, "epochs": 4, "learning_rate": 1e-3, "batch_size": 512}
+    assert TrainConfig(warm_start={}).warm_start == {}
+    model = tmp_path / "m.zip"
+    model.write_bytes(b"")
+    with pytest.raises(ConfigError, match="give warm_start or init_model, not both"):
+        TrainConfig(init_model=str(model))
+    assert TrainConfig(init_model=str(model), warm_start={}).init_model == str(model)

@@ -62,7 +62,7 @@ def test_a_run_folder_has_everything(tiny_run):
         assert exported.info["run"] == tiny_run.name and exported.info["config"] == "tiny"
         assert all(np.array_equal(w, w2) for (w, _), (w2, _) in zip(exported.weights, checkpoint.network.weights))
     assert (tiny_run / "checkpoints" / "latest.zip").is_file()
-    assert list((tiny_run / "pool").glob("*.zip")), "self-play snapshots"
+    assert list((tiny_run / "pool").glob("*.safetensors")), "self-play snapshots, as policy files"
     assert list((tiny_run / "tb").rglob("events.out.tfevents.*")), "TensorBoard events"
     config = yaml.safe_load((tiny_run / "config.yaml").read_text())
     assert config["total_timesteps"] == 512 and config["opponents"] == {"random": 0.5, "self": 0.5}
@@ -135,9 +135,17 @@ def test_stages_are_drawn_end_to_end():
 
 @pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_average_writes_the_mean_of_the_weights_and_plays(tiny_run, tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
     from agents.sb3_model import network_from_sb3
 
-    snapshots = [*sorted((tiny_run / "pool").glob("*.zip")), tiny_run / "final_model.zip"]
+    moved = MaskablePPO.load(tiny_run / "final_model.zip", device="cpu")  # a second model: the weights moved
+    with torch.no_grad():
+        for parameter in moved.policy.parameters():
+            parameter.add_(torch.randn_like(parameter) * 0.1)
+    moved.save(tmp_path / "moved.zip")
+    snapshots = [tmp_path / "moved.zip", tiny_run / "final_model.zip"]
     out = tmp_path / "mean.zip"
     done = skyjo("average", str(out), *map(str, snapshots[-2:]), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -281,7 +289,7 @@ def test_train_in_process_writes_a_run_folder_that_resumes(tmp_path):
     assert final.is_file()
     for name in ("config.yaml", "best_model.zip", "eval.txt", "eval.json", "metrics.jsonl"):
         assert (run / name).is_file(), name
-    assert list((run / "pool").glob("*.zip")), "self-play snapshots"
+    assert list((run / "pool").glob("*.safetensors")), "self-play snapshots"
     first = json.loads((run / "checkpoints" / "state.json").read_text())["num_timesteps"]
     assert first >= 256
     train(load_config(None, {**overrides, "total_timesteps": 512}), run, resume=True)
@@ -289,3 +297,39 @@ def test_train_in_process_writes_a_run_folder_that_resumes(tmp_path):
     bot = PolicyBot(run / "final_model.zip")
     state = new_game(Rules(), seed=1)
     assert bot.act(seat_view(state, state.current_player), legal_actions(state)) in legal_actions(state)
+
+
+def test_the_batch_pipeline_with_a_warm_start_and_a_schedule(tmp_path, capsys):
+    """The default pipeline (`vec_env: batch`): a warm start from expert, then a schedule that brings in
+    self-play and changes the learning rate and entropy bonus at step 256."""
+    from train.config import load_config
+    from train.ppo import new_run_dir, train
+
+    overrides = {
+        **TINY,
+        "total_timesteps": 512,
+        "vec_env": "batch",
+        "n_envs": 8,
+        "n_steps": 32,
+        "opponents": {"greedy": 1.0},
+        "warm_start": {"bot": "expert", "games": 4, "epochs": 1},
+        "schedule": [{"from_step": 256, "opponents": {"self": 1.0}, "learning_rate": 1e-5, "ent_coef": 0.0}],
+        "eval_every": 512,
+        "snapshot_every": 128,
+        "final_eval_games": 2,
+        "eval_games": 2,
+        "runs_dir": str(tmp_path / "runs"),
+    }
+    config = load_config(None, overrides)
+    run = new_run_dir(config)
+    train(config, run)
+    out = capsys.readouterr().out
+    assert "warm start from expert:" in out and "step 256: opponents self 1" in out
+    report = json.loads((run / "warm_start.json").read_text())
+    assert report["bot"] == "expert" and report["decisions"] > 0 and 0.0 <= report["agreement"] <= 1.0
+    assert list((run / "pool").glob("*.safetensors")), "self-play snapshots from the stage that uses them"
+    plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=2)
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(run / "final_model.zip", device="cpu")
+    assert model.ent_coef == 0.0 and model.learning_rate == 1e-5 and model.lr_schedule(1.0) == 1e-5

@@ -1,0 +1,232 @@
+"""Warm start: behaviour cloning of a bot into the PPO policy before PPO trains it.
+
+`demonstrations(bot, games, rules, ...)` plays seeded games with the bot in every seat and
+records each decision: the acting seat's observation, its action mask, the bot's action
+and the discounted return that seat went on to earn (the env's reward mode). `clone`
+then trains the MaskablePPO policy on them with a supervised loop: the masked policy's
+negative log-likelihood of the bot's action, plus the value loss against the returns, so
+that PPO starts from the bot's play *and* a critic that already values it (a random
+critic next to a cloned actor drags the actor away in the first updates).
+
+Why a short loop of our own rather than the `imitation` library's BC: imitation's BC
+trains `policy.evaluate_actions` without action masks (the bot's demonstrations would be
+fitted against the full 26-way softmax, illegal moves included), it pins its own
+stable-baselines3 range, and it brings rollout types we would only convert into; with
+sb3-contrib's `evaluate_actions(obs, actions, action_masks=...)` the loop is twenty lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agents import make as make_agent
+from skyjo_env.engine import Rules, action_mask, apply_action, legal_actions, new_game
+from skyjo_env.engine.view import seat_view
+from skyjo_env.observation import Encoder
+from skyjo_env.rewards import episode_over, step_rewards
+
+
+@dataclass
+class Demonstrations:
+    """The decisions of a bot: observations (D, size) float32, masks (D, 26) bool, actions (D,) int64,
+    returns (D,) float32 (the acting seat's discounted return from that decision on)."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+def demonstrations(
+    bot: str,
+    games: int,
+    rules: Rules,
+    seed: int = 0,
+    reward: str = "relative",
+    episode: str = "game",
+    gamma: float = 0.995,
+    progress: bool = True,
+) -> Demonstrations:
+    """Every decision of `games` seeded games with `bot` in every seat (one bot object per seat).
+
+    A seat's rewards are credited to its last decision before they were earned, as the
+    Gymnasium env credits the learner; returns are discounted by `gamma` per decision of
+    that seat and restart at each episode (`episode="round"`: each round).
+    """
+    n = rules.num_players
+    encoder = Encoder(n)
+    observations: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    seats: list[int] = []
+    rewards: list[float] = []
+    episode_ends: list[bool] = []
+    bar = _progress(games, f"warm start: {bot} plays {games} games", progress)
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        bots = [make_agent(bot) for _ in range(n)]
+        for b in bots:
+            b.reset(int(rng.integers(2**63)))
+        state = new_game(rules, seed=int(rng.integers(2**63)))
+        last: list[int | None] = [None] * n  # each seat's latest decision (index into the lists)
+        while not state.is_finished:
+            seat = state.current_player
+            legal = legal_actions(state)
+            observations.append(encoder.encode_state(state, seat))
+            masks.append(action_mask(state))
+            action = bots[seat].act(seat_view(state, seat), legal)
+            actions.append(action)
+            seats.append(seat)
+            rewards.append(0.0)
+            episode_ends.append(False)
+            last[seat] = len(actions) - 1
+            apply_action(state, action)
+            earned = step_rewards(state, reward, episode)
+            if earned is not None:
+                for s, r in enumerate(earned):
+                    if last[s] is not None:
+                        rewards[last[s]] += r  # type: ignore[index]
+            if episode_over(state, episode) or state.is_truncated:
+                for s in range(n):
+                    if last[s] is not None:
+                        episode_ends[last[s]] = True  # type: ignore[index]
+                last = [None] * n
+                if state.is_truncated or state.is_game_over:
+                    break
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    returns = discounted_returns(seats, rewards, episode_ends, gamma)
+    return Demonstrations(
+        observations=np.asarray(observations, dtype=np.float32),
+        masks=np.asarray(masks, dtype=bool),
+        actions=np.asarray(actions, dtype=np.int64),
+        returns=returns,
+    )
+
+
+def discounted_returns(seats: list[int], rewards: list[float], episode_ends: list[bool], gamma: float) -> np.ndarray:
+    """Per seat, backwards through that seat's own decisions: G = r + gamma * G_next, restarting after
+    the decision that ends one of its episodes.
+
+    >>> discounted_returns([0, 1, 0, 1], [0.0, 0.0, 1.0, -1.0], [False, False, True, True], 0.5).tolist()
+    [0.5, -0.5, 1.0, -1.0]
+    """
+    returns = np.zeros(len(seats), dtype=np.float32)
+    following: dict[int, float] = {}
+    for i in range(len(seats) - 1, -1, -1):
+        seat = seats[i]
+        g = rewards[i] + (0.0 if episode_ends[i] else gamma * following.get(seat, 0.0))
+        returns[i] = g
+        following[seat] = g
+    return returns
+
+
+def _progress(total: int, desc: str, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="game", dynamic_ncols=True)
+
+
+@dataclass
+class CloneReport:
+    """What `clone` measured: decisions trained on and held out, and on the held-out ones the share of
+    the bot's actions that the policy's most probable legal action matches, and the value loss."""
+
+    decisions: int
+    held_out: int
+    agreement: float
+    value_loss: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "decisions": self.decisions,
+            "held_out": self.held_out,
+            "agreement": self.agreement,
+            "value_loss": self.value_loss,
+        }
+
+    def __str__(self) -> str:
+        return (
+            f"{self.decisions:,} decisions ({self.held_out:,} held out): the policy picks the bot's move "
+            f"{self.agreement:.1%} of the time; value loss {self.value_loss:.4f}"
+        )
+
+
+def clone(
+    model: Any,
+    demos: Demonstrations,
+    epochs: int,
+    learning_rate: float = 1e-3,
+    batch_size: int = 512,
+    value_weight: float = 0.5,
+    seed: int = 0,
+    progress: bool = True,
+) -> CloneReport:
+    """Train `model.policy` (a MaskablePPO policy) to play like `demos` for `epochs` passes.
+
+    Loss: the masked policy's negative log-likelihood of the bot's action + `value_weight` x
+    the squared error of the value against the return. A tenth of the decisions (at least
+    one) is held out to measure the agreement reached. The policy's own optimizer (PPO's) is
+    left untouched: the loop has its own Adam.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    policy = model.policy
+    device = policy.device
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(demos))
+    held = order[: max(1, len(demos) // 10)]
+    train_idx = order[len(held) :]
+    if len(train_idx) == 0:
+        raise ValueError(f"too few demonstrations to train on ({len(demos)})")
+
+    def tensors(idx: np.ndarray) -> tuple[Any, Any, np.ndarray, Any]:
+        return (
+            torch.as_tensor(demos.observations[idx], device=device),
+            torch.as_tensor(demos.actions[idx], device=device),
+            demos.masks[idx],
+            torch.as_tensor(demos.returns[idx], device=device),
+        )
+
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    steps = epochs * -(-len(train_idx) // batch_size)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=steps, desc=f"warm start: cloning, {epochs} epochs", unit="batch", dynamic_ncols=True)
+    policy.set_training_mode(True)
+    for _ in range(epochs):
+        rng.shuffle(train_idx)
+        for start in range(0, len(train_idx), batch_size):
+            obs, actions, masks, returns = tensors(train_idx[start : start + batch_size])
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            loss = -log_prob.mean() + value_weight * F.mse_loss(values.flatten(), returns)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        agree, value_loss = 0, 0.0
+        for start in range(0, len(held), 4096):
+            obs, actions, masks, returns = tensors(held[start : start + 4096])
+            distribution = policy.get_distribution(obs, action_masks=masks)
+            agree += int((distribution.distribution.probs.argmax(dim=1) == actions).sum())
+            value_loss += float(F.mse_loss(policy.predict_values(obs).flatten(), returns, reduction="sum"))
+    return CloneReport(len(train_idx), len(held), agree / len(held), value_loss / len(held))
