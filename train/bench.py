@@ -25,7 +25,7 @@ from typing import Any
 from agents.model_file import save_policy
 from agents.sb3_model import network_from_model
 from train.config import TrainConfig
-from train.ppo import build_vec_env, new_model, snapshot_path, uses_self_play
+from train.ppo import build_vec_env, new_model, set_threads, snapshot_path, uses_self_play
 
 #: The pipeline before the batched one: SubprocVecEnv with this many envs (the 2-player recipes' value).
 TODAY_ENVS = 4
@@ -41,8 +41,10 @@ class PipelineSpeed:
 
 
 def pipeline_configs(config: TrainConfig) -> dict[str, TrainConfig]:
-    """The config as given, in the batch pipeline, and in SB3's subprocess envs with the same rollout size."""
+    """The config as given (its first stage: the schedule is left out), in SB3's subprocess envs with the
+    same rollout size, and in the batch pipeline."""
     rollout = config.n_envs * config.n_steps
+    config = replace(config, schedule=[], warm_start={})
     return {
         "subproc": replace(config, vec_env="subproc", n_envs=TODAY_ENVS, n_steps=max(1, rollout // TODAY_ENVS)),
         "batch": replace(config, vec_env="batch"),
@@ -51,10 +53,7 @@ def pipeline_configs(config: TrainConfig) -> dict[str, TrainConfig]:
 
 def measure(config: TrainConfig, steps: int, repeats: int = 3) -> PipelineSpeed:
     """Train `config` for one untimed rollout, then `repeats` times `steps` learner steps; the median rate."""
-    import torch
-
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
+    set_threads(config)
     with tempfile.TemporaryDirectory() as folder:
         run_dir = Path(folder)
         (run_dir / "pool").mkdir()

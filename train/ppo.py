@@ -276,13 +276,27 @@ def new_run_dir(config: TrainConfig) -> Path:
     return run_dir
 
 
-def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
-    """Train (or continue) the run in `run_dir`; return the path of the final model."""
-    import torch
-    from sb3_contrib import MaskablePPO
+def set_threads(config: TrainConfig) -> None:
+    """Torch's threads as the config says, and numpy's BLAS to one thread.
 
+    The trained opponents' forward passes are small numpy matrix products; OpenBLAS, numpy's
+    BLAS, runs them on a pool of threads that then busy-wait for more work, and beside torch's
+    own threads that halves the training speed (measured: 2,434 -> 4,838 learner steps/s with
+    self-play opponents on 2 cores). One BLAS thread loses nothing at these sizes.
+    """
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
+
+
+def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
+    """Train (or continue) the run in `run_dir`; return the path of the final model."""
+    from sb3_contrib import MaskablePPO
+
+    set_threads(config)
     state = RunState(run_dir / "checkpoints" / STATE)
     latest = run_dir / "checkpoints" / LATEST
     if resume and not latest.exists():

@@ -39,7 +39,7 @@ def _installed(module: str) -> bool:
         return False
 
 
-TRAIN_MODULES = ("yaml", "torch", "stable_baselines3", "sb3_contrib")
+TRAIN_MODULES = ("yaml", "torch", "stable_baselines3", "sb3_contrib", "threadpoolctl")
 
 SUBCOMMANDS: dict[str, Subcommand] = {
     "bench": Subcommand("skyjo_env.cli.bench", "measure decisions per second of random legal play"),
