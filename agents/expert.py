@@ -21,6 +21,7 @@ thing to do with the drawn card. Setup: turn two cards of the same column.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from agents.counting import unseen_counts
 from skyjo_env.engine.actions import DRAW, REVEAL_FIRST, TAKE_DISCARD
@@ -64,10 +65,11 @@ class ExpertBot:
         if view.phase == Phase.CHOOSE_SOURCE:
             take = -1e9
             if TAKE_DISCARD in legal_actions:
-                take = max(ctx.place_value(s, view.discard_top) for s in ctx.distinct_slots)
+                top = cast(int, view.discard_top)  # the discard can be taken: there is one
+                take = max(ctx.place_value(s, top) for s in ctx.distinct_slots)
             draw = ctx.draw_value() if DRAW in legal_actions else -1e9
             return TAKE_DISCARD if take >= draw else DRAW
-        card = view.held_card
+        card = cast(int, view.held_card)  # holding a card in the phases left
         best_action, best_value = legal_actions[0], -1e18
         for action in legal_actions:
             if action < REVEAL_FIRST:
@@ -131,7 +133,7 @@ class _Context:
         # One slot of each kind: slots alike in everything `place_value` reads give every card the same
         # value, so the best value of placing a card is the best over these (face-down slots of empty
         # columns are all alike, for one).
-        kinds = {}
+        kinds: dict[tuple, int] = {}
         for s in self.present:
             key = (self.old[s], tuple(self.others_up[s]), self.slot_credit[s], status[s], self.slot_gift[s])
             kinds.setdefault(key, s)

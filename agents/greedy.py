@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from skyjo_env.engine.actions import DRAW, REVEAL_FIRST, TAKE_DISCARD
 from skyjo_env.engine.state import FACE_UP, HIDDEN, Phase
@@ -42,7 +43,7 @@ class GreedyBot:
             ):
                 return TAKE_DISCARD
             return DRAW
-        card = view.held_card
+        card = cast(int, view.held_card)  # holding a card in the phases left
         face_up = [s for s in range(12) if status[s] == FACE_UP]
         highest = max(face_up, key=lambda s: values[s], default=None)
         if highest is not None and values[highest] > card:

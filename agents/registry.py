@@ -60,7 +60,7 @@ def _load_builtins() -> None:
     from agents.random_bot import RandomBot
 
     for bot in (RandomBot, GreedyBot, ExpertBot):
-        register(bot.name, bot, bot.__doc__.splitlines()[0])
+        register(bot.name, bot, (bot.__doc__ or bot.name).splitlines()[0])
     register("ppo", _shipped_ppo, "the shipped MaskablePPO agent for 2 players (agents/models/ppo_2p.safetensors)")
 
 

@@ -98,6 +98,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from skyjo_env import state_vector
 from skyjo_env.engine import NUM_ACTIONS, IllegalActionError, Rules, action_mask, apply_action, new_game, render
+from skyjo_env.engine.state import GameState
 from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.env_common import (
     RENDER_MODES,
@@ -160,7 +161,7 @@ class raw_env(AECEnv):
         self.state_space = state_space(num_players)
         self._np_random: np.random.Generator | None = None
         self._encoder = Encoder(num_players)
-        self.game = None
+        self.game: GameState | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -171,22 +172,22 @@ class raw_env(AECEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None or self._np_random is None:
             self._np_random = np.random.default_rng(seed)
-        self.game = new_game(self.rules, seed=int(self._np_random.integers(2**63)))
+        game = self.game = new_game(self.rules, seed=int(self._np_random.integers(2**63)))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._rewards_pending = False
-        self.agent_selection = self.agents[self.game.current_player]
+        self.agent_selection = self.agents[game.current_player]
 
     def seat_view(self, agent: str) -> SeatView:
         """What `agent` may know of the game (for bots playing through this env)."""
-        return seat_view(self.game, self._seat[agent])
+        return seat_view(self._game(), self._seat[agent])
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        game = self.game
+        game = self._game()
         if agent == self.agent_selection and not self.terminations[agent] and not self.truncations[agent]:
             mask = action_mask(game, np.int8)
         else:
@@ -203,7 +204,7 @@ class raw_env(AECEnv):
         `skyjo_env.state_vector` declares its pieces. Never give it to an actor: it shows hidden cards."""
         if self.game is None:
             EnvLogger.error_state_before_reset()
-        return state_vector.encode(self.game)
+        return state_vector.encode(self._game())
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -211,7 +212,7 @@ class raw_env(AECEnv):
             self._remove_finished_agent(action)
             return
         try:
-            game = apply_action(self.game, action)  # changes nothing when it raises
+            game = apply_action(self._game(), action)  # type: ignore[arg-type]  # checked: raises unless legal
         except IllegalActionError:
             if not in_action_space(action, self.action_spaces[agent]):
                 raise invalid_action(action, self.action_spaces[agent]) from None
@@ -241,7 +242,7 @@ class raw_env(AECEnv):
         for a, r in self.rewards.items():
             cumulative[a] += r
 
-    def _remove_finished_agent(self, action: None) -> None:
+    def _remove_finished_agent(self, action: object) -> None:
         """The step of a terminated or truncated agent: remove it, select the next one (every agent
         finishes at once in Skyjo, so the next one is finished too), clear the rewards."""
         if action is not None:
@@ -273,7 +274,7 @@ class raw_env(AECEnv):
             return None
         if self.render_mode not in RENDER_MODES:
             raise unsupported_render_mode("skyjo_v0", self.render_mode)
-        text = render(self.game)
+        text = render(self._game())
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
@@ -281,6 +282,11 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+    def _game(self) -> GameState:
+        if self.game is None:
+            raise RuntimeError("skyjo_v0: call reset() before using the env")
+        return self.game
 
 
 class SkyjoChecks(OrderEnforcingWrapper):
@@ -293,7 +299,7 @@ class SkyjoChecks(OrderEnforcingWrapper):
         try:
             super().step(action)
         except IllegalActionError:  # raw_env.step changed nothing
-            self.env.terminate_illegal(action)  # type: ignore[attr-defined]
+            self.env.terminate_illegal(action)
 
     def last(self, observe: bool = True):
         return self.env.last(observe)  # raw_env.last refuses before reset

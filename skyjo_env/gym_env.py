@@ -180,7 +180,7 @@ class SkyjoEnv(gym.Env):
         """Bool mask of the learner's legal actions (all False once the episode is over), for sb3-contrib."""
         if self._done:
             return np.zeros(NUM_ACTIONS, dtype=bool)
-        return action_mask(self.game)
+        return action_mask(self._play.state)
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -188,7 +188,7 @@ class SkyjoEnv(gym.Env):
             return None
         if self.render_mode not in RENDER_MODES:
             raise unsupported_render_mode("Skyjo-v0", self.render_mode)
-        text = render(self.game, viewer=self.learner_seat)
+        text = render(self._play.state, viewer=self.learner_seat)
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
@@ -216,11 +216,11 @@ class SkyjoEnv(gym.Env):
         return self._observation(), self.illegal_reward, True, False, info
 
     def _observation(self) -> np.ndarray:
-        return self._encoder.encode_state(self.game, self.learner_seat)
+        return self._encoder.encode_state(self._play.state, self.learner_seat)
 
     def _info(self) -> dict[str, Any]:
         """The int8 action mask (Gymnasium's mask dtype: `action_space.sample(mask=...)` takes it) and the seat."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8) if self._done else action_mask(self.game, np.int8)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8) if self._done else action_mask(self._play.state, np.int8)
         return {"action_mask": mask, "learner_seat": self.learner_seat}
 
 

@@ -59,7 +59,7 @@ class LearnerGame:
 
     def apply_learner(self, action: int) -> None:
         """The learner's move (the caller has checked that it is legal); starts a new step's reward."""
-        game = self._game()
+        game = self.state
         apply_action(game, action)
         self.reward = self._earned() if game.round_just_ended else 0.0
         self.terminated = game.round_just_ended and episode_over(game, self.episode)
@@ -67,14 +67,14 @@ class LearnerGame:
 
     def waiting_opponent(self) -> Any | None:
         """The opponent whose move comes next, or None (the learner's turn, or the episode is over)."""
-        game = self._game()
+        game = self.state
         if self.done or game.current_player == self.learner_seat:
             return None
         return self.opponents[(game.current_player - self.learner_seat) % self.rules.num_players - 1]
 
     def apply_opponent(self, action: int) -> None:
         """The waiting opponent's move."""
-        game = self._game()
+        game = self.state
         apply_action(game, action)
         if game.round_just_ended:
             self.reward += self._earned()
@@ -83,16 +83,18 @@ class LearnerGame:
 
     def play_opponents(self) -> None:
         """Let the opponents move, one at a time, until it is the learner's turn or the episode is over."""
-        game = self._game()
+        game = self.state
         while (bot := self.waiting_opponent()) is not None:
             seat = game.current_player
             self.apply_opponent(bot.act(seat_view(game, seat), legal_actions(game)))
 
     def _earned(self) -> float:
-        earned = step_rewards(self._game(), self.reward_mode, self.episode)
+        earned = step_rewards(self.state, self.reward_mode, self.episode)
         return 0.0 if earned is None else earned[self.learner_seat]
 
-    def _game(self) -> GameState:
+    @property
+    def state(self) -> GameState:
+        """The game (after `reset`)."""
         if self.game is None:
             raise RuntimeError("call reset() first")
         return self.game

@@ -42,7 +42,10 @@ def step_rewards(state: GameState, reward: str, episode: str) -> list[float] | N
     """Rewards of every seat after the last action, or None when nothing was earned."""
     if not state.round_just_ended:
         return None
-    scores = state.last_round.scores
+    last = state.last_round  # the round that just ended
+    if last is None:  # pragma: no cover - round_just_ended always comes with last_round
+        raise RuntimeError("a round ended without its result")
+    scores = last.scores
     if reward == "round_score":
         return [-s / SCORE_SCALE for s in scores]
     if reward == "relative":

@@ -226,12 +226,12 @@ class SkyjoBatch:
     def _observe(self, indices: Any) -> None:
         indices = list(indices)
         if len(indices) == self.num_envs:
-            states = [g.game for g in self.games]
+            states = [g.state for g in self.games]
             self._encoder.encode_states(states, [g.learner_seat for g in self.games], self.observations)
         else:
             rows = np.empty((len(indices), self.observation_size), dtype=np.float32)
             self._encoder.encode_states(
-                [self.games[i].game for i in indices], [self.games[i].learner_seat for i in indices], rows
+                [self.games[i].state for i in indices], [self.games[i].learner_seat for i in indices], rows
             )
             self.observations[indices] = rows
         for i in indices:
@@ -239,7 +239,7 @@ class SkyjoBatch:
             if game.done or self.illegal[i]:
                 self.masks[i] = False
             else:
-                self.masks[i] = action_mask(game.game)
+                self.masks[i] = action_mask(game.state)
 
     def _play_opponents(self, indices: Sequence[int]) -> None:
         """Every listed game's opponents move until the learner's turn (or the episode's end); the games
@@ -250,16 +250,18 @@ class SkyjoBatch:
             for i in waiting:
                 game = self.games[i]
                 bot = game.waiting_opponent()
+                if bot is None:  # pragma: no cover - the list holds the games waiting on an opponent
+                    continue
                 policy = acting_policy(bot)
                 if hasattr(policy, "act_observations"):
                     batched.setdefault(id(policy), (policy, []))[1].append(i)
                 else:
-                    state = game.game
+                    state = game.state
                     seat = state.current_player
                     game.apply_opponent(bot.act(seat_view(state, seat), legal_actions(state)))
             for policy, group in batched.values():
                 self._check_policy(policy)
-                states = [self.games[i].game for i in group]
+                states = [self.games[i].state for i in group]
                 observations = np.empty((len(group), self.observation_size), dtype=np.float32)
                 self._encoder.encode_states(states, [s.current_player for s in states], observations)
                 moves = policy.act_observations(observations, [legal_actions(s) for s in states])

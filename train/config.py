@@ -300,7 +300,7 @@ def add_override_arguments(parser: argparse.ArgumentParser) -> None:
     hints = typing.get_type_hints(TrainConfig)
     for f in fields(TrainConfig):
         hint = hints[f.name]
-        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[operator]
         kind = hint.__name__ if isinstance(hint, type) else "YAML"
         group.add_argument(
             "--" + f.name.replace("_", "-"),

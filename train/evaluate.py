@@ -39,7 +39,7 @@ def play_game(bots: list[Any], agent_names: list[str], rules: Rules, seed: int, 
     """Play game `index` of a run; agent i sits in seat (i + index) mod N."""
     n = rules.num_players
     seat_of = [(i + index) % n for i in range(n)]
-    bot_at_seat = [None] * n
+    bot_at_seat = [0] * n
     for i, seat in enumerate(seat_of):
         bot_at_seat[seat] = i
     s = game_seed(seed, index)

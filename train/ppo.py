@@ -37,16 +37,17 @@ def make_env_factory(config: TrainConfig, pool_dir: Path, rank: int):
         opponents = [
             LeagueOpponent(config.opponents, pool_dir, config.pool_size) for _ in range(config.num_players - 1)
         ]
-        env = SkyjoEnv(
-            num_players=config.num_players,
-            opponents=opponents,
-            reward=config.reward,
-            episode=config.episode,
-            **config.rules,
-        )
         from stable_baselines3.common.monitor import Monitor
 
-        env = Monitor(env)
+        env = Monitor(
+            SkyjoEnv(
+                num_players=config.num_players,
+                opponents=opponents,
+                reward=config.reward,
+                episode=config.episode,
+                **config.rules,
+            )
+        )
         env.reset(seed=config.seed * 1000 + rank)
         return env
 
@@ -157,13 +158,15 @@ def evaluate_model(model_path: Path, config: TrainConfig, games: int, seed: int)
 
 
 def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: int):
-    from sb3_contrib import MaskablePPO  # noqa: F401  (torch import before tqdm starts)
+    from sb3_contrib import MaskablePPO  # (torch imported before tqdm starts)
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.utils import ConstantSchedule
     from tqdm import tqdm
 
     class TrainingCallback(BaseCallback):
         """Progress bar, the schedule's stages, checkpoints, self-play snapshots and periodic evaluation."""
+
+        model: MaskablePPO
 
         def _on_training_start(self) -> None:
             self.bar = tqdm(
@@ -218,7 +221,7 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             for opp, r in reports.items():
                 self.logger.record(f"eval/win_rate_vs_{opp}", r["results"][0]["win_rate"])
                 self.logger.record(f"eval/round_score_vs_{opp}", r["results"][0]["mean_round_score"])
-            ep_rewards = [e["r"] for e in self.model.ep_info_buffer]
+            ep_rewards = [e["r"] for e in self.model.ep_info_buffer or ()]
             record = {
                 "step": steps,
                 "time": time.time(),

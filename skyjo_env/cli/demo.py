@@ -18,8 +18,8 @@ def run_from_args(args: argparse.Namespace) -> int:
     stream = UniformStream(args.seed)
     while not state.is_finished:
         apply_action(state, stream.pick(legal_actions(state)))
-        if state.is_round_over:
-            r = state.last_round
+        r = state.last_round
+        if state.is_round_over and r is not None:
             print(f"Round {r.round_index + 1} ended by player_{r.ender}: scores {r.scores}, totals {state.totals}")
     print(state)
     return 0

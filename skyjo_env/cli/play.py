@@ -11,11 +11,10 @@ You are player_0 (or --seat). Each decision shows the table and the legal choice
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
-
-import numpy as np
+from typing import Any, TextIO, cast
 
 from agents import make
 from skyjo_env.cli.common import CommandError, add_rules_argument, rules_from_args
@@ -160,6 +159,8 @@ def cleared_columns(before_status: list[int], after_status: list[int]) -> list[i
 
 def round_summary(state: GameState) -> list[str]:
     r = state.last_round
+    if r is None:
+        raise ValueError("no round has ended yet")
     lines = [f"Round {r.round_index + 1} is over: {seat_name(r.ender)} ended it. Every card is turned face-up."]
     for seat, values in enumerate(r.values):
         shown = " ".join("  " if v is None else f"{v:>2}" for v in values)
@@ -246,7 +247,7 @@ def play_game(
             apply_action(state, action)
             who = seat_name(seat)
             if action == DRAW:
-                source[seat] = f"drew {a_card(state.held_card)}"
+                source[seat] = f"drew {a_card(cast(int, state.held_card))}"
             elif action == TAKE_DISCARD:
                 source[seat] = f"took the {state.held_card} from the discard"
             elif phase == Phase.SETUP_REVEAL:
@@ -298,7 +299,7 @@ def run_from_args(args: argparse.Namespace) -> int:
             make(spec)
         except (ValueError, FileNotFoundError) as e:
             raise CommandError(str(e)) from None
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     term = Terminal(sys.stdout, args.plain)
 
     def read(prompt: str) -> str:

@@ -8,6 +8,7 @@ raises `IllegalActionError` and changes nothing.
 from __future__ import annotations
 
 import operator
+from typing import cast
 
 import numpy as np
 
@@ -225,13 +226,14 @@ def apply_action(state: GameState, action: int) -> GameState:
     values = state.values[player]
     status = state.status[player]
     discard = state.discard_pile
+    held = cast(int, state.held_card)  # a card is held in these phases
     if action < REVEAL_FIRST:
         slot = action
         discard.append(values[slot])
-        values[slot] = state.held_card
+        values[slot] = held
     else:
         slot = action - REVEAL_FIRST
-        discard.append(state.held_card)
+        discard.append(held)
     status[slot] = FACE_UP
     state.held_card = None
     state.held_from = FROM_NONE
@@ -333,7 +335,7 @@ def _end_round(state: GameState) -> None:
     state.round_history.append(scores)
     state.last_round = RoundResult(
         round_index=state.round_index,
-        ender=state.round_ender,
+        ender=cast(int, state.round_ender),  # a round ends after the final lap its ender started
         raw_scores=raw,
         scores=scores,
         values=[state.visible_values(seat) for seat in range(n)],

@@ -51,7 +51,7 @@ loaded game plays on legally to its end:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -85,14 +85,14 @@ class RoundResult:
     """How a finished round ended: the final grids, the ender and the scores."""
 
     round_index: int
-    ender: int | None
+    ender: int  # the seat that turned its last card (a round ends after the final lap it starts)
     raw_scores: list[int]
     scores: list[int]  # after the ender's doubling
     values: list[list[int | None]]  # final grids, None for removed slots
 
     @property
     def ender_doubled(self) -> bool:
-        return self.ender is not None and self.scores[self.ender] != self.raw_scores[self.ender]
+        return self.scores[self.ender] != self.raw_scores[self.ender]
 
 
 class SnapshotError(ValueError):
@@ -375,6 +375,10 @@ def _seat_or_null(field: str, x: Any, n: int) -> int | None:
     raise _error(field, f"expected a seat 0..{n - 1} or null, got {_show(x)}")
 
 
+@overload
+def _card(field: str, x: Any) -> int: ...
+@overload
+def _card(field: str, x: Any, *, nullable: bool) -> int | None: ...
 def _card(field: str, x: Any, *, nullable: bool = False) -> int | None:
     if (x is None and nullable) or (_is_int(x) and MIN_VALUE <= x <= MAX_VALUE):
         return x
@@ -440,7 +444,7 @@ def _rng(x: Any) -> np.random.Generator:
     _int("rng.uinteger", d["uinteger"], 0, 2**32 - 1)
     bit_generator = np.random.PCG64()
     try:
-        bit_generator.state = d
+        bit_generator.state = d  # type: ignore[assignment]  # checked above: the dict numpy's setter takes
     except (TypeError, ValueError, KeyError, OverflowError) as e:  # numpy's own checks, should ours miss one
         raise _error("rng", f"numpy refused the state: {e}") from None
     return np.random.Generator(bit_generator)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from functools import cache
 from itertools import compress
 from operator import add, mul, ne, or_, sub
+from typing import cast
 
 import numpy as np
 
@@ -136,7 +137,8 @@ class PyEncoder(StateEncoding):
     def _rewrite_slots(self, p: int, slots: list[int], values: Sequence[int], status: Sequence[int]) -> None:
         """Slot by slot: take the old card out of each entry, put the new one in."""
         vec, counts, seat_counts, hidden = self._cells, self._grid_counts, self._seat_counts[p], self._hidden[p]
-        old_values, old_status = self._values[p], self._status[p]
+        # an unknown grid (all None) changes in every slot and is rewritten whole (_rewrite_grid), never here
+        old_values, old_status = cast(Sequence[int], self._values[p]), cast(Sequence[int], self._status[p])
         grid_base = p * _GRID_BLOCK - MIN_VALUE  # + a value: the face-up code of slot 0
         sv_base = self._slot_values + p * NUM_SLOTS
         points, seen = self._points[p], self._grid_seen

@@ -202,7 +202,7 @@ def observation_size(num_players: int) -> int:
 
 def size_terms(declared: Sequence[Piece] = PIECES) -> tuple[int, int]:
     """(a, b) such that the vector has a N + b floats."""
-    per_player = sum(prod(d for d in piece.shape if d != N) for piece in declared if piece.per_seat)
+    per_player = sum(prod(int(d) for d in piece.shape if d != N) for piece in declared if piece.per_seat)
     fixed = sum(prod(int(d) for d in piece.shape) for piece in declared if not piece.per_seat)
     return per_player, fixed
 

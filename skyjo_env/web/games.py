@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+from typing import Any, Literal, cast, get_args, get_origin, get_type_hints
 
 import numpy as np
 
@@ -216,7 +216,9 @@ def policy_probabilities(bot: Policy, view: SeatView, legal: Sequence[int]) -> d
     returning 26 numbers, and checks what it gets rather than trusting it.
     """
     observation = encode(view)
-    method = getattr(bot, "action_logits", None) or bot.logits
+    method = getattr(bot, "action_logits", None) or getattr(bot, "logits", None)
+    if method is None:
+        raise ValueError(f"the hint model {getattr(bot, 'name', bot)!r} has no action_logits(observation)")
     logits = np.asarray(method(observation), dtype=np.float64).reshape(-1)
     if logits.shape != (NUM_ACTIONS,) or not np.all(np.isfinite(logits[list(legal)])):
         raise ValueError(f"the hint model gave logits of shape {logits.shape}, expected {NUM_ACTIONS} finite numbers")
@@ -316,7 +318,7 @@ def frame(
     """
     n = view.num_players
     you = view.seat
-    players = [None] * n
+    players: list[dict[str, Any] | None] = [None] * n
     for rel in range(n):
         seat = view.absolute_seat(rel)
         status = view.grid_status[rel]
@@ -419,8 +421,8 @@ class Table:
             self._describe(who, phase, action, held, moved, status_before[actor][slot] if slot is not None else None)
         ]
         round_over = None
-        if state.is_round_over:
-            result = state.last_round
+        result = state.last_round
+        if state.is_round_over and result is not None:
             cleared = {
                 seat: [
                     c
@@ -445,7 +447,7 @@ class Table:
         entry = {
             "step": len(self.actions),
             "seat": actor,
-            "round": state.last_round.round_index if round_over else state.round_index,
+            "round": result.round_index if round_over and result is not None else state.round_index,
             "texts": texts,
         }
         self.log.append(entry)
@@ -454,7 +456,7 @@ class Table:
     def _describe(self, who: str, phase: int, action: int, held: int | None, moved: int | None, was: int | None) -> str:
         state = self.state
         if action == DRAW:
-            return f"{who} drew {_a(state.held_card)} from the draw pile."
+            return f"{who} drew {_a(cast(int, state.held_card))} from the draw pile."
         if action == TAKE_DISCARD:
             return f"{who} took the {state.held_card} from the discard pile."
         slot = where(action % REVEAL_FIRST)
@@ -462,12 +464,12 @@ class Table:
             return f"{who} turned {slot} face-up: {moved}."
         if action < REVEAL_FIRST:
             face = "" if was == FACE_UP else " (it was face-down)"
-            return f"{who} placed the {held} at {slot} and discarded {_a(moved)}{face}."
+            return f"{who} placed the {held} at {slot} and discarded {_a(cast(int, moved))}{face}."
         return f"{who} discarded the {held} and turned {slot} face-up: {moved}."
 
     def _round_texts(self, result: RoundResult, cleared: dict[int, list[int]]) -> list[str]:
         you = self.you
-        ender = "nobody" if result.ender is None else seat_label(result.ender, you)
+        ender = seat_label(result.ender, you)
         texts = [
             f"Round {result.round_index + 1} is over ({ender} turned the last card); every card is turned face-up."
         ]
