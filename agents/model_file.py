@@ -42,15 +42,19 @@ from safetensors.numpy import save_file
 
 from skyjo_env.engine.actions import NUM_ACTIONS
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
-from skyjo_env.observation import OBSERVATION_VERSION, observation_size
+from skyjo_env.observation import OBSERVATION_VERSION, SEATS_VERSION, observation_size
+from skyjo_env.observation.seats import observation_size_v1, seats_layout
 
 FORMAT = "skyjo-policy"
 FORMAT_VERSION = 1
 METADATA_KEY = "skyjo_policy"
 SUFFIX = ".safetensors"
-ARCHITECTURES = ("mlp",)
+ARCHITECTURES = ("mlp", "seats")
 #: The observations a network may read: version -> observation size for a table size.
-OBSERVATIONS: dict[str, Callable[[int], int]] = {OBSERVATION_VERSION: observation_size}
+OBSERVATIONS: dict[str, Callable[[int], int]] = {
+    OBSERVATION_VERSION: observation_size,
+    SEATS_VERSION: observation_size_v1,
+}
 #: Stored weights: float32, what SB3 trains (the forward pass runs in float64).
 WEIGHT_DTYPE = "F32"
 _FIELDS = ("format", "format_version", "architecture", "observation", "players", "activation", "layers")
@@ -72,13 +76,24 @@ class PolicyNetwork:
     """A policy's layers as numpy: observations in, the 26 action logits out.
 
     `layers` are (weight (out, in), bias (out,)) float32 pairs; the forward pass runs in
-    float64. The constructor checks what `load_policy` checks of a file's tensors and raises
+    float64. Two architectures:
+
+    - `mlp`: a list of layers (named `policy.0`, `policy.1`, ...), each feeding the next, the
+      activation between them; the last gives the logits.
+    - `seats` (observation `skyjo_v1`, any table size): a mapping of named layers in three
+      groups. `self.*` encodes the observer's seat block, `opponent.*` every other slot's block
+      with the same weights; the features are the observation's head (`seats_layout().head`),
+      the own encoding, the `next` and the `previous` slot's encodings, and the mean of the
+      other present slots' encodings (zeros if none); `policy.*` maps them to the logits.
+      Encoder layers all end in the activation.
+
+    The constructor checks what `load_policy` checks of a file's tensors and raises
     `ModelLoadError` naming the problem.
     """
 
     def __init__(
         self,
-        layers: Sequence[tuple[np.ndarray, np.ndarray]],
+        layers: Sequence[tuple[np.ndarray, np.ndarray]] | Mapping[str, tuple[np.ndarray, np.ndarray]],
         activation: str,
         players: Sequence[int],
         observation: str = OBSERVATION_VERSION,
@@ -98,9 +113,14 @@ class PolicyNetwork:
             raise ModelLoadError(f"players must list table sizes {MIN_PLAYERS}..{MAX_PLAYERS}, got {list(players)}")
         if len(set(players)) != len(players):
             raise ModelLoadError(f"players lists a table size twice: {list(players)}")
-        if architecture == "mlp" and len(players) != 1:
-            raise ModelLoadError(f"an mlp reads one table size's observation; players lists {list(players)}")
-        if not layers:
+        if observation == OBSERVATION_VERSION and len(players) != 1:
+            raise ModelLoadError(f"the {observation} observation is one table size's; players lists {list(players)}")
+        if architecture == "seats" and observation != SEATS_VERSION:
+            raise ModelLoadError(f"the seats architecture reads the {SEATS_VERSION} observation, not {observation}")
+        named = (
+            dict(layers) if isinstance(layers, Mapping) else {f"policy.{i}": layer for i, layer in enumerate(layers)}
+        )
+        if not named:
             raise ModelLoadError("the network has no layers")
         self.architecture = architecture
         self.activation = activation
@@ -108,33 +128,63 @@ class PolicyNetwork:
         self.observation = observation
         self.info = dict(info or {})
         self.observation_size = OBSERVATIONS[observation](players[0])
-        self.weights: list[tuple[np.ndarray, np.ndarray]] = []
-        expected_in = self.observation_size
-        for i, (weight, bias) in enumerate(layers):
+        for name, (weight, bias) in named.items():
             for part, array in (("weight", weight), ("bias", bias)):
                 if not isinstance(array, np.ndarray) or array.dtype != np.float32:
                     kind = array.dtype if isinstance(array, np.ndarray) else type(array).__name__
-                    raise ModelLoadError(f"layer {i} {part} is {kind}; weights must be float32")
+                    raise ModelLoadError(f"layer {name} {part} is {kind}; weights must be float32")
                 if not np.isfinite(array).all():
-                    raise ModelLoadError(f"layer {i} {part} holds NaN or infinite values")
+                    raise ModelLoadError(f"layer {name} {part} holds NaN or infinite values")
             if weight.ndim != 2 or bias.shape != (weight.shape[0],):
                 raise ModelLoadError(
-                    f"layer {i} has weight shape {weight.shape} and bias shape {bias.shape}; "
+                    f"layer {name} has weight shape {weight.shape} and bias shape {bias.shape}; "
                     "expected (out, in) and (out,)"
                 )
-            if weight.shape[1] != expected_in:
-                what = (
-                    f"the {observation} observation for {players[0]} players has size {expected_in}"
-                    if i == 0
-                    else f"layer {i - 1} gives {expected_in} outputs"
-                )
-                raise ModelLoadError(f"layer {i} takes {weight.shape[1]} inputs, but {what}")
-            expected_in = weight.shape[0]
-            self.weights.append((weight, bias))
-        if expected_in != NUM_ACTIONS:
-            raise ModelLoadError(f"the last layer gives {expected_in} outputs; Skyjo has {NUM_ACTIONS} actions")
-        self._layers64 = [(w.astype(np.float64), b.astype(np.float64)) for w, b in self.weights]
+        self.named = named
+        self.groups = self._check_groups(named)
+        self.weights: list[tuple[np.ndarray, np.ndarray]] = list(named.values())
+        self._groups64 = {
+            group: [(w.astype(np.float64), b.astype(np.float64)) for w, b in layer_list]
+            for group, layer_list in self.groups.items()
+        }
         self._activate = ACTIVATIONS[activation]
+
+    def _check_groups(self, named: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, list]:
+        """The layers by group, in order, their shapes chained (ModelLoadError otherwise)."""
+        wanted = ("policy",) if self.architecture == "mlp" else ("self", "opponent", "policy")
+        groups: dict[str, list] = {g: [] for g in wanted}
+        for name, layer in named.items():
+            group, _, index = name.partition(".")
+            if group not in groups or index != str(len(groups[group])):
+                expected = " / ".join(f"{g}.<i>" for g in wanted)
+                raise ModelLoadError(f"layer name {name!r} is not the next of its group ({expected}, from 0, in order)")
+            groups[group].append(layer)
+        for group, layer_list in groups.items():
+            if not layer_list:
+                raise ModelLoadError(f"the {self.architecture} network has no {group}.* layers")
+        if self.architecture == "mlp":
+            self._chain("policy", groups["policy"], self.observation_size, f"the {self.observation} observation")
+        else:
+            lay = seats_layout()
+            own = self._chain("self", groups["self"], lay.block, "a seat block")
+            opponent = self._chain("opponent", groups["opponent"], lay.block, "a seat block")
+            self._chain("policy", groups["policy"], lay.head + own + 3 * opponent, "the features")
+        last = groups["policy"][-1][0].shape[0]
+        if last != NUM_ACTIONS:
+            raise ModelLoadError(f"the last layer gives {last} outputs; Skyjo has {NUM_ACTIONS} actions")
+        return groups
+
+    def _chain(self, group: str, layer_list: list, inputs: int, what: str) -> int:
+        """Check that the layers chain from `inputs` floats; return the last layer's outputs."""
+        expected = inputs
+        for i, (weight, _) in enumerate(layer_list):
+            if weight.shape[1] != expected:
+                source = f"{what} has size {expected}" if i == 0 else f"{group}.{i - 1} gives {expected} outputs"
+                if i == 0 and group == "policy" and self.architecture == "mlp":
+                    source = f"the {self.observation} observation for {self.players[0]} players has size {expected}"
+                raise ModelLoadError(f"layer {group}.{i} takes {weight.shape[1]} inputs, but {source}")
+            expected = weight.shape[0]
+        return expected
 
     @property
     def num_players(self) -> int:
@@ -150,17 +200,41 @@ class PolicyNetwork:
             raise ValueError(
                 f"expected observations of shape (D,) or (B, D) with D = {self.observation_size}, got {x.shape}"
             )
-        *hidden, (last_w, last_b) = self._layers64
+        if self.architecture == "seats":
+            single = x.ndim == 1
+            out = self._policy(self._seat_features(x[None, :] if single else x))
+            return out[0] if single else out
         if x.ndim == 1:
+            *hidden, (last_w, last_b) = self._groups64["policy"]
             for weight, bias in hidden:
                 x = self._activate(weight @ x + bias)
             return last_w @ x + last_b
+        return self._policy(x)
+
+    def _encode(self, group: str, x: np.ndarray) -> np.ndarray:
+        for weight, bias in self._groups64[group]:
+            x = self._activate(x @ weight.T + bias)
+        return x
+
+    def _seat_features(self, x: np.ndarray) -> np.ndarray:
+        lay = seats_layout()
+        head = x[:, : lay.head].astype(np.float64)
+        blocks = x[:, lay.head :].reshape(len(x), -1, lay.block).astype(np.float64)
+        own = self._encode("self", blocks[:, 0])
+        opponents = self._encode("opponent", blocks[:, 1:])  # (B, slots - 1, E): the same weights for each
+        present = blocks[:, 3:, 0]  # the slots past next and previous
+        count = np.maximum(present.sum(axis=1, keepdims=True), 1.0)
+        others = (opponents[:, 2:] * present[:, :, None]).sum(axis=1) / count
+        return np.concatenate([head, own, opponents[:, 0], opponents[:, 1], others], axis=1)
+
+    def _policy(self, x: np.ndarray) -> np.ndarray:
+        *hidden, (last_w, last_b) = self._groups64["policy"]
         for weight, bias in hidden:
             x = self._activate(x @ weight.T + bias)
         return x @ last_w.T + last_b
 
     def layer_names(self) -> list[str]:
-        return [f"policy.{i}" for i in range(len(self.weights))]
+        return list(self.named)
 
     def metadata(self) -> dict[str, Any]:
         """The `skyjo_policy` JSON object of this network's file."""
@@ -171,16 +245,14 @@ class PolicyNetwork:
             "observation": self.observation,
             "players": list(self.players),
             "activation": self.activation,
-            "layers": [
-                {"name": name, "shape": list(w.shape)} for name, (w, _) in zip(self.layer_names(), self.weights)
-            ],
+            "layers": [{"name": name, "shape": list(w.shape)} for name, (w, _) in self.named.items()],
         }
         if self.info:
             meta["info"] = dict(self.info)
         return meta
 
     def __repr__(self) -> str:
-        shapes = " -> ".join(str(w.shape[1]) for w, _ in self.weights) + f" -> {NUM_ACTIONS}"
+        shapes = ", ".join(f"{name} {w.shape[1]}->{w.shape[0]}" for name, (w, _) in self.named.items())
         return f"<PolicyNetwork {self.architecture} {shapes}, {self.activation}, {list(self.players)} players>"
 
 
@@ -225,7 +297,7 @@ def load_policy(path: str | Path) -> PolicyNetwork:
     except SafetensorError as e:
         hint = " It is a zip: an SB3 checkpoint? `skyjo export` makes a policy file of one." if is_zipfile(path) else ""
         raise ModelLoadError(f"{path} is not a model file (not a readable safetensors file: {e}).{hint}") from None
-    layers = [(tensors[f"{name}.weight"], tensors[f"{name}.bias"]) for name, _ in declared]
+    layers = {name: (tensors[f"{name}.weight"], tensors[f"{name}.bias"]) for name, _ in declared}
     try:
         return PolicyNetwork(
             layers,

@@ -17,7 +17,7 @@ import numpy as np
 from agents.model_file import ModelLoadError, PolicyNetwork, load_policy
 from agents.sb3_model import network_from_sb3
 from skyjo_env.engine.view import SeatView
-from skyjo_env.observation import CEncoder, Encoder, PyEncoder, encode
+from skyjo_env.observation import StateEncoding, encode, encoder
 
 SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_2p.safetensors"
 
@@ -50,7 +50,7 @@ class PolicyBot:
             self.network = load_network(self.path)
         self.deterministic = deterministic
         self.players = self.network.players
-        self._encoders: dict[int, CEncoder | PyEncoder] = {}  # its own (PyEncoder remembers the last view it encoded)
+        self._encoders: dict[int, StateEncoding] = {}  # its own (PyEncoder remembers the last view it encoded)
         self.reset(seed)
 
     @property
@@ -64,9 +64,12 @@ class PolicyBot:
         """The network's 26 logits for one observation vector (the hint of `skyjo serve` reads them)."""
         return self.network.logits(observation)
 
+    def view_logits(self, view: SeatView) -> np.ndarray:
+        """The network's 26 logits for a seat view, encoded in the observation the network reads."""
+        return self.network.logits(self._encode(view))
+
     def act(self, view: SeatView, legal_actions: Sequence[int]) -> int:
-        logits = self.network.logits(self._encode(view))
-        return self._choose(logits, legal_actions)
+        return self._choose(self.view_logits(view), legal_actions)
 
     def act_batch(self, views: Sequence[SeatView], legal_actions_list: Sequence[Sequence[int]]) -> list[int]:
         """One action per (view, legal actions) pair, from one forward pass over the batch."""
@@ -97,10 +100,10 @@ class PolicyBot:
         if n not in self.players:
             trained = " or ".join(map(str, self.players))
             raise ValueError(f"model {self.path or self.name} was trained for {trained} players; this game has {n}")
-        encoder = self._encoders.get(n)
-        if encoder is None:
-            encoder = self._encoders[n] = Encoder(n)
-        return encode(view, encoder)
+        coder = self._encoders.get(n)
+        if coder is None:
+            coder = self._encoders[n] = encoder(self.network.observation, n)
+        return encode(view, coder)
 
     def _choose(self, logits: np.ndarray, legal_actions: Sequence[int]) -> int:
         legal = np.asarray(legal_actions)

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import datetime
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agents.model_file import OBSERVATION_VERSION, ModelLoadError, PolicyNetwork, save_policy
 from skyjo_env.engine.actions import NUM_ACTIONS
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
-from skyjo_env.observation import observation_size
+from skyjo_env.observation import SEATS_VERSION, observation_size
+from skyjo_env.observation.seats import observation_size_v1
 
 TRAIN_EXTRA = "pip install 'skyjo-rl[train]'"
 
@@ -48,7 +50,7 @@ def _load_checkpoint(path: Path) -> Any:
         raise ModelLoadError(f"{path} is not a usable MaskablePPO checkpoint: {type(e).__name__}: {e}") from None
 
 
-def network_from_sb3(path: str | Path) -> PolicyNetwork:
+def network_from_sb3(path: str | Path, players: Sequence[int] | None = None) -> PolicyNetwork:
     """The policy network of a MaskablePPO `MlpPolicy` checkpoint, as numpy.
 
     Its `info` holds the provenance: `trained_steps` (the model's step count) and `source`
@@ -56,58 +58,94 @@ def network_from_sb3(path: str | Path) -> PolicyNetwork:
     and a Tanh or ReLU activation is a `ModelLoadError`.
     """
     path = Path(path)
-    return network_from_model(_load_checkpoint(path), path.name)
+    return network_from_model(_load_checkpoint(path), path.name, players)
 
 
-def network_from_model(model: Any, source: str = "") -> PolicyNetwork:
-    """The policy network of an in-memory MaskablePPO `MlpPolicy` model, as numpy (see `network_from_sb3`).
+def network_from_model(model: Any, source: str = "", players: Sequence[int] | None = None) -> PolicyNetwork:
+    """The policy network of an in-memory MaskablePPO model, as numpy (see `network_from_sb3`).
 
-    `source` names the model in errors and in `info["source"]`.
+    An `MlpPolicy` over `skyjo_v0` (one table size) or `skyjo_v1` becomes an `mlp`; a policy with
+    `train.seats_policy.SeatsExtractor` over `skyjo_v1` becomes a `seats` network. `players`: the
+    table sizes a `skyjo_v1` network is declared to play (default: every size, 2..8). `source`
+    names the model in errors and in `info["source"]`.
     """
     path = source or "the model"
     import torch.nn as nn  # present: sb3-contrib needs torch
 
     shape = getattr(model.observation_space, "shape", None)
     size = shape[0] if shape and len(shape) == 1 else None
-    num_players = players_for_observation_size(size) if size else None
-    if num_players is None:
-        raise ModelLoadError(
-            f"{path} expects observations of shape {shape}, which is no Skyjo observation "
-            f"(sizes: {', '.join(f'{n} players: {observation_size(n)}' for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))})"
-        )
+    if size == observation_size_v1():
+        observation, sizes = SEATS_VERSION, tuple(players or range(MIN_PLAYERS, MAX_PLAYERS + 1))
+    else:
+        num_players = players_for_observation_size(size) if size else None
+        if num_players is None:
+            known = ", ".join(f"{n} players: {observation_size(n)}" for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))
+            raise ModelLoadError(
+                f"{path} expects observations of shape {shape}, which is no Skyjo observation "
+                f"(skyjo_v0 sizes: {known}; skyjo_v1: {observation_size_v1()})"
+            )
+        observation, sizes = OBSERVATION_VERSION, (num_players,)
     if getattr(model.action_space, "n", None) != NUM_ACTIONS:
         raise ModelLoadError(f"{path} has action space {model.action_space}, Skyjo needs Discrete({NUM_ACTIONS})")
     policy = model.policy
-    if type(policy.features_extractor).__name__ != "FlattenExtractor" or (
-        not policy.share_features_extractor and type(policy.pi_features_extractor).__name__ != "FlattenExtractor"
-    ):
-        raise ModelLoadError(f"{path} uses a custom features extractor; only MlpPolicy checkpoints are supported")
     activations = {nn.Tanh: "tanh", nn.ReLU: "relu"}
     activation = activations.get(policy.activation_fn)
     if activation is None:
         raise ModelLoadError(f"{path} uses activation {policy.activation_fn.__name__}; supported: Tanh, ReLU")
-    modules = list(policy.mlp_extractor.policy_net)  # Linear, activation, Linear, activation, ...
-    for i, module in enumerate(modules):
-        if not isinstance(module, (nn.Linear, policy.activation_fn)[i % 2]):
-            raise ModelLoadError(f"{path}: unexpected module {module} at position {i} of the policy network")
-    if len(modules) % 2:
-        raise ModelLoadError(f"{path}: the policy network ends in a layer without its activation")
-    layers = [*modules[::2], policy.action_net]
-    arrays = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
+    extractor = type(policy.features_extractor).__name__
+    if not policy.share_features_extractor and type(policy.pi_features_extractor).__name__ != extractor:
+        raise ModelLoadError(f"{path}: the policy's and the value's features extractors differ")
+    named: dict[str, tuple[Any, Any]] = {}
+    if extractor == "SeatsExtractor" and observation == SEATS_VERSION:
+        architecture = "seats"
+        for group, net in (
+            ("self", policy.features_extractor.self_net),
+            ("opponent", policy.features_extractor.opponent_net),
+        ):
+            for i, module in enumerate(_linear_layers(path, f"the {group} encoder", list(net), policy.activation_fn)):
+                named[f"{group}.{i}"] = _arrays(module)
+    elif extractor == "FlattenExtractor":
+        architecture = "mlp"
+    else:
+        raise ModelLoadError(
+            f"{path} uses the features extractor {extractor}; supported: FlattenExtractor (MlpPolicy), SeatsExtractor"
+        )
+    trunk = _linear_layers(path, "the policy network", list(policy.mlp_extractor.policy_net), policy.activation_fn)
+    for i, module in enumerate([*trunk, policy.action_net]):
+        named[f"policy.{i}"] = _arrays(module)
     info = {"trained_steps": int(model.num_timesteps), "source": str(source)}
     try:
-        return PolicyNetwork(arrays, activation, [num_players], OBSERVATION_VERSION, "mlp", info)
+        return PolicyNetwork(named, activation, sizes, observation, architecture, info)
     except ModelLoadError as e:
         raise ModelLoadError(f"{path}: {e}") from None
 
 
-def export_sb3_model(zip_path: str | Path, out_path: str | Path, **provenance: Any) -> Path:
+def _linear_layers(path: str, what: str, modules: list[Any], activation: type) -> list[Any]:
+    """The Linear layers of `modules`, which must alternate Linear and `activation` and end in one."""
+    import torch.nn as nn
+
+    for i, module in enumerate(modules):
+        if not isinstance(module, (nn.Linear, activation)[i % 2]):
+            raise ModelLoadError(f"{path}: unexpected module {module} at position {i} of {what}")
+    if len(modules) % 2:
+        raise ModelLoadError(f"{path}: {what} ends in a layer without its activation")
+    return modules[::2]
+
+
+def _arrays(module: Any) -> tuple[Any, Any]:
+    return module.weight.detach().cpu().numpy().copy(), module.bias.detach().cpu().numpy().copy()
+
+
+def export_sb3_model(
+    zip_path: str | Path, out_path: str | Path, players: Sequence[int] | None = None, **provenance: Any
+) -> Path:
     """Write the policy network of the MaskablePPO checkpoint `zip_path` to the policy file `out_path`.
 
     The file (`agents.model_file`) holds the weights and JSON metadata only: it loads with
     `agents.make(out_path)` or `load_policy(out_path)` without torch or SB3, and cannot run
     code. Its `info` records `trained_steps`, `source` (the zip's name) and `created` (UTC,
     ISO 8601); keyword arguments (plain JSON values) are added to it or override them.
+    `players`: the table sizes a `skyjo_v1` network is declared to play (default: 2..8).
     The checkpoint itself is unpickled: export only your own. Needs the `train` extra.
     Raises `ModelLoadError` for a checkpoint that is no Skyjo MlpPolicy, `FileNotFoundError`
     for a missing one, and `ValueError` for an `out_path` that does not end in `.safetensors`
@@ -116,6 +154,6 @@ def export_sb3_model(zip_path: str | Path, out_path: str | Path, **provenance: A
     out_path = Path(out_path)
     if out_path.suffix != ".safetensors":
         raise ValueError(f"a policy file's name ends in .safetensors, got {out_path}")
-    network = network_from_sb3(zip_path)
+    network = network_from_sb3(zip_path, players)
     network.info.update(created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), **provenance)
     return save_policy(network, out_path)

@@ -1,9 +1,11 @@
 """Skyjo for reinforcement learning: a fast rules engine, a PettingZoo AEC env and a Gymnasium env.
 
 - `skyjo_env.engine`: the rules (imports numpy only, no RL library).
-- `skyjo_env.env(**kwargs)` / `skyjo_env.raw_env(**kwargs)`: PettingZoo AEC env `skyjo_v0`.
+- `skyjo_env.env(**kwargs)` / `skyjo_env.raw_env(**kwargs)`: PettingZoo AEC env `skyjo_v0`;
+  `from skyjo_env import skyjo_v0` (or `skyjo_v1`, the observation for any table size).
 - `gymnasium.make("Skyjo-v0", ...)` (after `import skyjo_env`) or
-  `gymnasium.make("skyjo_env:Skyjo-v0", ...)`: the single-agent env.
+  `gymnasium.make("skyjo_env:Skyjo-v0", ...)`: the single-agent env; `Skyjo-v1` with the
+  observation for any table size.
 
 Importing this package is cheap: `env` and `raw_env` are loaded on first use (PEP 562),
 so `import skyjo_env.engine` loads no gymnasium or pettingzoo. The envs are registered
@@ -29,35 +31,41 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__", "env", "raw_env", "skyjo_v0"]
+__all__ = ["__version__", "env", "raw_env", "skyjo_v0", "skyjo_v1"]
 
 GYM_ID = "Skyjo-v0"
+GYM_V1_ID = "Skyjo-v1"  # the observation for any table size
 GYM_ENTRY_POINT = "skyjo_env.gym_env:SkyjoEnv"
 AEC_ID = "skyjo-v0"  # PettingZoo's id form of the module name skyjo_v0
+AEC_V1_ID = "skyjo-v1"
 AEC_ENTRY_POINT = "skyjo_env.aec:env"
+AEC_V1_ENTRY_POINT = "skyjo_env.skyjo_v1:env"
+_ENV_MODULES = ("skyjo_v0", "skyjo_v1")
 
 # name -> module that defines it, imported on first access
 _LAZY = {"env": "skyjo_env.aec", "raw_env": "skyjo_env.aec"}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "skyjo_v0":  # the PettingZoo-style module (`from skyjo_env import skyjo_v0`)
-        return importlib.import_module("skyjo_env.skyjo_v0")
+    if name in _ENV_MODULES:  # the PettingZoo-style modules (`from skyjo_env import skyjo_v0`)
+        return importlib.import_module(f"skyjo_env.{name}")
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'skyjo_env' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | {"skyjo_v0"})
+    return sorted(set(globals()) | set(_LAZY) | set(_ENV_MODULES))
 
 
 def register_gymnasium() -> None:
-    """Register `Skyjo-v0` with Gymnasium (idempotent). Imports gymnasium."""
+    """Register `Skyjo-v0` and `Skyjo-v1` with Gymnasium (idempotent). Imports gymnasium."""
     import gymnasium
 
     if GYM_ID not in gymnasium.registry:
         gymnasium.register(id=GYM_ID, entry_point=GYM_ENTRY_POINT)
+    if GYM_V1_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_V1_ID, entry_point=GYM_ENTRY_POINT, kwargs={"observation": "skyjo_v1"})
 
 
 def register_pettingzoo() -> None:
@@ -70,6 +78,8 @@ def register_pettingzoo() -> None:
 
     if AEC_ID not in aec_registry:
         pettingzoo.register("aec", AEC_ID, entry_point=AEC_ENTRY_POINT)
+    if AEC_V1_ID not in aec_registry:
+        pettingzoo.register("aec", AEC_V1_ID, entry_point=AEC_V1_ENTRY_POINT)
 
 
 class _RegisterAfterImport(importlib.abc.MetaPathFinder):

@@ -108,15 +108,15 @@ from skyjo_env.env_common import (
     invalid_action,
     unsupported_render_mode,
 )
-from skyjo_env.observation import Encoder, layout
+from skyjo_env.observation import OBSERVATION_VERSION, OBSERVATIONS, bounds, encoder
 from skyjo_env.rewards import check_modes, episode_over, step_rewards
 
-_OWN_ARGUMENTS = ("num_players", "reward", "episode", "render_mode", "illegal_reward")
+_OWN_ARGUMENTS = ("num_players", "reward", "episode", "render_mode", "illegal_reward", "observation")
 
 
-def observation_space(num_players: int) -> spaces.Box:
-    lay = layout(num_players)
-    return spaces.Box(low=lay.low, high=lay.high, dtype=np.float32)
+def observation_space(num_players: int, observation: str = OBSERVATION_VERSION) -> spaces.Box:
+    low, high = bounds(observation, num_players)
+    return spaces.Box(low=low, high=high, dtype=np.float32)
 
 
 def state_space(num_players: int) -> spaces.Box:
@@ -137,10 +137,15 @@ class raw_env(AECEnv):
         episode: str = "game",
         render_mode: str | None = None,
         illegal_reward: float = -1.0,
+        observation: str = OBSERVATION_VERSION,
         **rule_options: Any,
     ) -> None:
         super().__init__()
         check_arguments("skyjo_v0", _OWN_ARGUMENTS, rule_options)
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, got {observation!r}")
+        self.observation = observation
+        self.metadata = {**self.metadata, "name": observation}  # skyjo_v0 or skyjo_v1
         self.rules = Rules(num_players=num_players, **rule_options)
         check_modes(reward, episode)
         check_render_mode(render_mode)
@@ -152,7 +157,7 @@ class raw_env(AECEnv):
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": observation_space(num_players),
+                "observation": observation_space(num_players, observation),
                 "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
             }
         )
@@ -160,7 +165,7 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.state_space = state_space(num_players)
         self._np_random: np.random.Generator | None = None
-        self._encoder = Encoder(num_players)
+        self._encoder = encoder(observation, num_players)
         self.game: GameState | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:

@@ -1,4 +1,4 @@
-"""# Skyjo (Gymnasium single-agent env, `Skyjo-v0`)
+"""# Skyjo (Gymnasium single-agent env, `Skyjo-v0` and `Skyjo-v1`)
 
 The learner plays one seat; the opponents (bots or trained models) are played **inside
 `step`**, so every transition returned is the learner's own, including the reward it
@@ -8,7 +8,7 @@ earns when an opponent's move ends a round or the game.
 |---|---|
 | Make | `gymnasium.make("skyjo_env:Skyjo-v0", num_players=2, opponents=["random"])` |
 | Action space | `Discrete(26)`: 0-11 place the held card, 12-23 reveal a slot, 24 draw, 25 take the discard |
-| Observation space | `Box(float32, (220 N + 56,))`: the AEC env's vector, its pieces tabled in `skyjo_env.aec` and `skyjo_env.observation` |
+| Observation space | `Skyjo-v0`: `Box(float32, (220 N + 56,))`, the AEC env's vector, its pieces tabled in `skyjo_env.aec` and `skyjo_env.observation`; `Skyjo-v1`: `Box(float32, (1831,))` at every table size, the same numbers seat by seat in fixed slots (`skyjo_env.observation.seats`) |
 | Action mask | `env.action_masks()` (for sb3-contrib's MaskablePPO) and `info["action_mask"]` |
 
 ## Action masks
@@ -57,12 +57,16 @@ Terminated at the end of the game (`episode="game"`) or of the first round
 | `reward` | `"game"` | reward mode (above) |
 | `episode` | `"game"` | `"game"` or `"round"` |
 | `illegal_reward` | -1.0 | reward for an illegal action |
+| `observation` | `"skyjo_v0"` (`"skyjo_v1"` for `Skyjo-v1`) | the observation: `skyjo_v0` or `skyjo_v1` |
 | `render_mode` | None | `"ansi"` returns the table as text from the learner's seat, `"human"` prints it; another mode (SB3's `make_vec_env` passes `"rgb_array"`) is accepted, and `render()` raises `UnsupportedRenderModeError` |
 | rule options | RULES.md | `initial_reveal`, `start_tie_break`, `clear_on_final_reveal`, `reshuffle`, `target_score`, `max_turns_per_round` |
 
 An unknown keyword is a `TypeError` that lists these arguments.
 
 ## Version history
+- v1: the observation for any table size (`skyjo_env.observation.seats`, 1831 floats from 2 to
+  8 players), so that one network plays every table; everything else as v0. Models made for v0
+  still load and play v0's observation (their file says which one they read).
 - v0: first release. Later, with the same play: `info["action_mask"]` is int8; actions outside
   `Discrete(26)` raise `InvalidActionError`; any `render_mode` is accepted; copies carry the game.
 """
@@ -90,10 +94,19 @@ from skyjo_env.env_common import (
     unsupported_render_mode,
 )
 from skyjo_env.learner_game import LearnerGame
-from skyjo_env.observation import Encoder, layout
+from skyjo_env.observation import OBSERVATION_VERSION, OBSERVATIONS, bounds, encoder
 from skyjo_env.rewards import check_modes
 
-_OWN_ARGUMENTS = ("num_players", "opponents", "learner_seat", "reward", "episode", "illegal_reward", "render_mode")
+_OWN_ARGUMENTS = (
+    "num_players",
+    "opponents",
+    "learner_seat",
+    "reward",
+    "episode",
+    "illegal_reward",
+    "render_mode",
+    "observation",
+)
 
 
 class SkyjoEnv(gym.Env):
@@ -110,9 +123,12 @@ class SkyjoEnv(gym.Env):
         episode: str = "game",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        observation: str = OBSERVATION_VERSION,
         **rule_options: Any,
     ) -> None:
         check_arguments("Skyjo-v0", _OWN_ARGUMENTS, rule_options)
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, got {observation!r}")
         self.rules = Rules(num_players=num_players, **rule_options)
         check_modes(reward, episode)
         check_render_mode(render_mode)
@@ -124,10 +140,11 @@ class SkyjoEnv(gym.Env):
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.fixed_learner_seat = learner_seat
-        lay = layout(num_players)
-        self.observation_space = spaces.Box(low=lay.low, high=lay.high, dtype=np.float32)
+        self.observation = observation
+        low, high = bounds(observation, num_players)
+        self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self._encoder = Encoder(num_players)
+        self._encoder = encoder(observation, num_players)
         self._play = LearnerGame(self.rules, self.opponents, reward, episode)
         self._done = True
         self._warned_illegal = False

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -48,10 +48,19 @@ from agents import available as available_bots
 from agents import make as make_agent
 from agents.base import acting_policy
 from skyjo_env.engine import NUM_ACTIONS, IllegalActionError, Rules, action_mask, legal_actions
+from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.engine.view import seat_view
 from skyjo_env.env_common import IllegalActionWarning, check_arguments, invalid_action
 from skyjo_env.learner_game import LearnerGame
-from skyjo_env.observation import OBSERVATION_VERSION, Encoder, layout
+from skyjo_env.observation import (
+    OBSERVATION_VERSION,
+    OBSERVATIONS,
+    SEATS_VERSION,
+    StateEncoding,
+    bounds,
+    encoder,
+    observation_size_of,
+)
 from skyjo_env.rewards import check_modes
 
 _OWN_ARGUMENTS = (
@@ -63,6 +72,7 @@ _OWN_ARGUMENTS = (
     "reward",
     "episode",
     "illegal_reward",
+    "observation",
 )
 
 __all__ = ["SkyjoBatch", "SkyjoVectorEnv", "episode_stats"]
@@ -80,32 +90,44 @@ class SkyjoBatch:
     def __init__(
         self,
         num_envs: int,
-        num_players: int = 2,
+        num_players: int | Sequence[int] | Mapping[int, float] = 2,
         opponents: Sequence[Any] | str | None = None,
         learner_seat: int | None = None,
         reward: str = "game",
         episode: str = "game",
         illegal_reward: float = -1.0,
-        opponent_factory: Callable[[int], Sequence[Any]] | None = None,
+        opponent_factory: Callable[[int, int], Sequence[Any]] | None = None,
+        observation: str = OBSERVATION_VERSION,
         **rule_options: Any,
     ) -> None:
         check_arguments("SkyjoBatch", _OWN_ARGUMENTS, rule_options)
         if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        self.rules = Rules(num_players=num_players, **rule_options)
+        self.table_sizes, self._size_p = _table_sizes(num_players)
+        if len(self.table_sizes) > 1 and observation != SEATS_VERSION:
+            raise ValueError(
+                f"games of several table sizes {list(self.table_sizes)} need observation={SEATS_VERSION!r} "
+                f"(one layout for every size), got {observation!r}"
+            )
+        observation_size_of(observation, self.table_sizes[0])  # checks the version
+        self.rules_of = {n: Rules(num_players=n, **rule_options) for n in self.table_sizes}
         check_modes(reward, episode)
-        if learner_seat is not None and not 0 <= learner_seat < num_players:
-            raise ValueError(f"learner_seat must be 0..{num_players - 1} or None, got {learner_seat!r}")
+        smallest = min(self.table_sizes)
+        if learner_seat is not None and not 0 <= learner_seat < smallest:
+            raise ValueError(f"learner_seat must be 0..{smallest - 1} or None, got {learner_seat!r}")
         if opponent_factory is not None and opponents is not None:
             raise ValueError("give opponents or opponent_factory, not both")
         self.num_envs = num_envs
-        self.num_players = num_players
+        self.num_players = self.table_sizes[0]  # the table size, when there is one
+        self.observation = observation
         self.fixed_learner_seat = learner_seat
         self.illegal_reward = float(illegal_reward)
-        factory = opponent_factory or _opponent_factory(opponents, num_players)
-        self.games = [LearnerGame(self.rules, list(factory(i)), reward, episode) for i in range(num_envs)]
-        self.observation_size = layout(num_players).size
-        self._encoder = Encoder(num_players)
+        self._reward, self._episode = reward, episode
+        self._factory = opponent_factory or _opponent_factory(opponents)
+        self._tables: list[dict[int, LearnerGame]] = [{} for _ in range(num_envs)]
+        self.games = [self._table(i, self.table_sizes[0]) for i in range(num_envs)]
+        self.observation_size = observation_size_of(observation, self.table_sizes[0])
+        self._encoders: dict[tuple[str, int], StateEncoding] = {}
         self._np_randoms: list[np.random.Generator] = [seeding.np_random(None)[0] for _ in range(num_envs)]
         self.observations = np.zeros((num_envs, self.observation_size), dtype=np.float32)
         self.masks = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
@@ -116,11 +138,27 @@ class SkyjoBatch:
         self.episode_returns = np.zeros(num_envs, dtype=np.float64)
         self.episode_lengths = np.zeros(num_envs, dtype=np.int64)
         self.warned_illegal = False
-        self._policy_ok: set[int] = set()
-        for game in self.games:  # a trained opponent for another observation or table size fails here, not mid-game
-            for bot in game.opponents:
-                if hasattr(bot, "act_observations"):
-                    self._check_policy(bot)
+        self._policy_ok: set[tuple[int, int]] = set()
+        for i in range(num_envs):  # a trained opponent for another table size fails here, not mid-game
+            for n in self.table_sizes:
+                for bot in self._table(i, n).opponents:
+                    if hasattr(bot, "act_observations"):
+                        self._check_policy(bot, n)
+
+    def _table(self, i: int, n: int) -> LearnerGame:
+        """Game slot i's game at a table of n (made on first use, with its own opponents)."""
+        game = self._tables[i].get(n)
+        if game is None:
+            opponents = list(self._factory(i, n))
+            game = self._tables[i][n] = LearnerGame(self.rules_of[n], opponents, self._reward, self._episode)
+        return game
+
+    def _encoder(self, version: str, n: int) -> StateEncoding:
+        key = (version, n)
+        found = self._encoders.get(key)
+        if found is None:
+            found = self._encoders[key] = encoder(version, n)
+        return found
 
     @property
     def learner_seats(self) -> np.ndarray:
@@ -211,12 +249,15 @@ class SkyjoBatch:
             )
 
     def _restart(self, indices: Any) -> None:
-        n = self.num_players
         indices = [int(i) for i in indices]
         for i in indices:
             rng = self._np_randoms[i]
+            n = self.table_sizes[0]
+            if len(self.table_sizes) > 1:  # drawn first, so that one size alone replays Skyjo-v0's games
+                n = self.table_sizes[int(rng.choice(len(self.table_sizes), p=self._size_p))]
+            game = self.games[i] = self._table(i, n)
             seat = self.fixed_learner_seat
-            self.games[i].reset(rng, int(rng.integers(n)) if seat is None else seat)
+            game.reset(rng, int(rng.integers(n)) if seat is None else seat)
         self._play_opponents(indices)
         for i in indices:
             self.rewards[i], self.terminated[i], self.truncated[i], self.illegal[i] = 0.0, False, False, False
@@ -224,22 +265,31 @@ class SkyjoBatch:
         self._observe(indices)
 
     def _observe(self, indices: Any) -> None:
+        """Encode the learner's observation of the listed games (one call per table size) and their masks."""
         indices = list(indices)
-        if len(indices) == self.num_envs:
-            states = [g.state for g in self.games]
-            self._encoder.encode_states(states, [g.learner_seat for g in self.games], self.observations)
-        else:
-            rows = np.empty((len(indices), self.observation_size), dtype=np.float32)
-            self._encoder.encode_states(
-                [self.games[i].state for i in indices], [self.games[i].learner_seat for i in indices], rows
-            )
-            self.observations[indices] = rows
+        for n, group in self._by_size(indices).items():
+            games = [self.games[i] for i in group]
+            coder = self._encoder(self.observation, n)
+            if len(group) == self.num_envs:
+                coder.encode_states([g.state for g in games], [g.learner_seat for g in games], self.observations)
+            else:
+                rows = np.empty((len(group), self.observation_size), dtype=np.float32)
+                coder.encode_states([g.state for g in games], [g.learner_seat for g in games], rows)
+                self.observations[group] = rows
         for i in indices:
             game = self.games[i]
             if game.done or self.illegal[i]:
                 self.masks[i] = False
             else:
                 self.masks[i] = action_mask(game.state)
+
+    def _by_size(self, indices: Sequence[int]) -> dict[int, list[int]]:
+        if len(self.table_sizes) == 1:
+            return {self.table_sizes[0]: list(indices)} if len(indices) else {}
+        groups: dict[int, list[int]] = {}
+        for i in indices:
+            groups.setdefault(self.games[i].rules.num_players, []).append(i)
+        return groups
 
     def _play_opponents(self, indices: Sequence[int]) -> None:
         """Every listed game's opponents move until the learner's turn (or the episode's end); the games
@@ -260,50 +310,73 @@ class SkyjoBatch:
                     seat = state.current_player
                     game.apply_opponent(bot.act(seat_view(state, seat), legal_actions(state)))
             for policy, group in batched.values():
-                self._check_policy(policy)
-                states = [self.games[i].state for i in group]
-                observations = np.empty((len(group), self.observation_size), dtype=np.float32)
-                self._encoder.encode_states(states, [s.current_player for s in states], observations)
-                moves = policy.act_observations(observations, [legal_actions(s) for s in states])
-                for i, move in zip(group, moves):
-                    self.games[i].apply_opponent(move)
+                for n, same_size in self._by_size(group).items():
+                    self._check_policy(policy, n)
+                    states = [self.games[i].state for i in same_size]
+                    size = observation_size_of(policy.observation, n)
+                    observations = np.empty((len(same_size), size), dtype=np.float32)
+                    coder = self._encoder(policy.observation, n)
+                    coder.encode_states(states, [s.current_player for s in states], observations)
+                    moves = policy.act_observations(observations, [legal_actions(s) for s in states])
+                    for i, move in zip(same_size, moves):
+                        self.games[i].apply_opponent(move)
             waiting = [i for i in waiting if self.games[i].waiting_opponent() is not None]
 
-    def _check_policy(self, policy: Any) -> None:
-        if id(policy) in self._policy_ok:
+    def _check_policy(self, policy: Any, n: int) -> None:
+        """A trained opponent must read an observation this package writes, at this table size."""
+        key = (id(policy), n)
+        if key in self._policy_ok:
             return
-        players = getattr(policy, "players", (self.num_players,))
-        if policy.observation != OBSERVATION_VERSION or self.num_players not in players:
+        players = getattr(policy, "players", (n,))
+        version = getattr(policy, "observation", None)
+        if version not in OBSERVATIONS or n not in players:
             raise ValueError(
-                f"opponent {getattr(policy, 'name', policy)!r} reads the {policy.observation} observation for "
-                f"{' or '.join(map(str, players))} players; this batch plays {OBSERVATION_VERSION} with "
-                f"{self.num_players}"
+                f"opponent {getattr(policy, 'name', policy)!r} reads the {version} observation for "
+                f"{' or '.join(map(str, players))} players; this game has {n}"
             )
-        self._policy_ok.add(id(policy))
+        self._policy_ok.add(key)
 
 
-def _opponent_factory(opponents: Sequence[Any] | str | None, num_players: int) -> Callable[[int], list[Any]]:
-    """Game i's opponents from `Skyjo-v0`'s `opponents` argument: bot names give each game and seat a bot
-    of its own; model paths are loaded once and shared; objects are shared."""
+def _table_sizes(num_players: Any) -> tuple[tuple[int, ...], np.ndarray]:
+    """The table sizes and their probabilities, from an int, a sequence of ints or a {size: weight} mapping."""
+    if isinstance(num_players, Mapping):
+        sizes = tuple(num_players)
+        weights = np.array([float(num_players[n]) for n in sizes])
+    elif isinstance(num_players, Sequence) and not isinstance(num_players, str):
+        sizes = tuple(num_players)
+        weights = np.ones(len(sizes))
+    else:
+        sizes, weights = (num_players,), np.ones(1)
+    for n in sizes:
+        if not isinstance(n, int | np.integer) or isinstance(n, bool) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ValueError(f"a table size must be an int in {MIN_PLAYERS}..{MAX_PLAYERS}, got {n!r}")
+    if not sizes or len(set(sizes)) != len(sizes):
+        raise ValueError(f"num_players must name one or more different table sizes, got {num_players!r}")
+    if (weights < 0).any() or weights.sum() <= 0:
+        raise ValueError(f"table size weights must be >= 0 and not all 0, got {num_players!r}")
+    return tuple(int(n) for n in sizes), weights / weights.sum()
+
+
+def _opponent_factory(opponents: Sequence[Any] | str | None) -> Callable[[int, int], list[Any]]:
+    """Game i's opponents at a table of n from `Skyjo-v0`'s `opponents` argument: bot names give each game
+    and seat a bot of its own; model paths are loaded once and shared; objects are shared. One entry
+    serves every seat; N - 1 entries give each seat its own."""
     if opponents is None:
         opponents = ["random"]
     elif isinstance(opponents, str) or not isinstance(opponents, Sequence):
         opponents = [opponents]
     entries = list(opponents)
-    if len(entries) == 1:
-        entries = entries * (num_players - 1)
-    if len(entries) != num_players - 1:
-        raise ValueError(
-            f"opponents must hold 1 or {num_players - 1} entries for {num_players} players, got {len(entries)}"
-        )
     bots = set(available_bots())
     shared: dict[str, Any] = {}
     for entry in entries:
         if isinstance(entry, str) and entry not in bots and entry not in shared:
             shared[entry] = make_agent(entry)  # a model file: load it once
 
-    def factory(i: int) -> list[Any]:
-        return [(make_agent(e) if e in bots else shared[e]) if isinstance(e, str) else make_agent(e) for e in entries]
+    def factory(i: int, n: int) -> list[Any]:
+        seats = entries * (n - 1) if len(entries) == 1 else entries
+        if len(seats) != n - 1:
+            raise ValueError(f"opponents must hold 1 or {n - 1} entries for {n} players, got {len(entries)}")
+        return [(make_agent(e) if e in bots else shared[e]) if isinstance(e, str) else make_agent(e) for e in seats]
 
     return factory
 
@@ -333,8 +406,8 @@ class SkyjoVectorEnv(VectorEnv):
         self.num_envs = num_envs
         self.autoreset_mode = mode
         self.metadata = {"autoreset_mode": mode}
-        lay = layout(self.batch.num_players)
-        self.single_observation_space = spaces.Box(low=lay.low, high=lay.high, dtype=np.float32)
+        low, high = bounds(self.batch.observation, self.batch.num_players)
+        self.single_observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)

@@ -14,6 +14,8 @@ import yaml
 
 from agents import available as available_bots
 from skyjo_env.engine import Rules
+from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
+from skyjo_env.observation import OBSERVATIONS, SEATS_VERSION
 from skyjo_env.rewards import EPISODE_MODES, REWARD_MODES
 
 
@@ -24,6 +26,7 @@ class ConfigError(ValueError):
 # warm_start: {bot: NAME, games: N, epochs: E, ...}; the keys, their types and defaults.
 WARM_START_TYPES: dict[str, type] = {"bot": str, "games": int, "epochs": int, "learning_rate": float, "batch_size": int}
 WARM_START_DEFAULTS: dict[str, Any] = {"games": 300, "epochs": 4, "learning_rate": 1e-3, "batch_size": 512}
+POLICIES = ("mlp", "seats")
 # vec_env: how the rollout games are stepped.
 VEC_ENVS = {
     "batch": "every game in this process, observations and trained opponents in batches: the fastest",
@@ -57,7 +60,15 @@ class TrainConfig:
         f"how the games are stepped: {', '.join(repr(k) for k in VEC_ENVS)} ({'; '.join(VEC_ENVS.values())})",
     )
     device: str = _f("auto", "'cpu', 'cuda' or 'auto'")
-    num_players: int = _f(2, "players at the table (2..8)")
+    num_players: int = _f(2, "players at the table (2..8); see table_sizes for several")
+    table_sizes: dict[int, float] = _f(
+        {},
+        "several table sizes: {size: weight}, each game draws its size (needs observation skyjo_v1); "
+        "{} = num_players only",
+    )
+    observation: str = _f("skyjo_v0", "skyjo_v0 (one table size) or skyjo_v1 (the same layout at every size)")
+    policy: str = _f("mlp", "mlp (MlpPolicy) or seats (own and shared opponent seat encoders; needs skyjo_v1)")
+    seat_arch: list[int] = _f([128, 64], "seats policy: layer sizes of the own-seat and opponent-seat encoders")
     rules: dict[str, Any] = _f({}, "other rule options (docs/RULES.md), e.g. {target_score: 100}")
     reward: str = _f("relative", f"reward mode, one of {list(REWARD_MODES)}")
     episode: str = _f("game", f"episode length, one of {list(EPISODE_MODES)}")
@@ -82,6 +93,11 @@ class TrainConfig:
     eval_every: int = _f(250_000, "steps between evaluations against eval_opponents")
     eval_games: int = _f(100, "games per opponent in each periodic evaluation")
     eval_opponents: list[str] = _f(["random", "greedy", "expert"], "bots the agent is measured against")
+    eval_table_sizes: list[int] = _f(
+        [],
+        "table sizes of the evaluations (the agent against size - 1 copies of each bot); "
+        "[] = num_players, or every size of table_sizes",
+    )
     best_against: str = _f(
         "", "the eval opponent whose win rate picks best_model.zip (default: the mean win rate over eval_opponents)"
     )
@@ -138,6 +154,28 @@ class TrainConfig:
             self.game_rules()
         except (TypeError, ValueError) as e:
             raise ConfigError(f"rules: {e}") from None
+        require(
+            self.observation in OBSERVATIONS,
+            f"observation must be one of {list(OBSERVATIONS)}, got {self.observation!r}",
+        )
+        require(self.policy in POLICIES, f"policy must be one of {list(POLICIES)}, got {self.policy!r}")
+        require(
+            self.policy != "seats" or self.observation == SEATS_VERSION,
+            f"policy seats reads the {SEATS_VERSION} observation; set observation: {SEATS_VERSION}",
+        )
+        require(bool(self.seat_arch) and all(n >= 1 for n in self.seat_arch), "seat_arch needs layer sizes >= 1")
+        for n in [*self.table_sizes, *self.eval_table_sizes]:
+            require(MIN_PLAYERS <= n <= MAX_PLAYERS, f"table sizes must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
+        if self.table_sizes:
+            _check_weights("table_sizes", {str(n): w for n, w in self.table_sizes.items()}, what="table size")
+            require(
+                self.observation == SEATS_VERSION,
+                f"several table sizes need observation: {SEATS_VERSION} (one layout for every size)",
+            )
+        require(
+            self.observation == SEATS_VERSION or set(self.eval_table_sizes) <= {self.num_players},
+            f"evaluations at other table sizes than num_players need observation: {SEATS_VERSION}",
+        )
         self.warm_start = self._checked_warm_start()
         self.schedule = self._checked_schedule()
         require(
@@ -212,28 +250,47 @@ class TrainConfig:
             names.update(stage.get("opponents", {}))
         return names
 
+    def sizes(self) -> list[int]:
+        """The table sizes the run plays, in increasing order."""
+        return sorted(self.table_sizes) if self.table_sizes else [self.num_players]
+
+    def eval_sizes(self) -> list[int]:
+        """The table sizes of the evaluations."""
+        return sorted(self.eval_table_sizes) if self.eval_table_sizes else self.sizes()
+
+    def rules_for(self, num_players: int) -> Rules:
+        return Rules(num_players=num_players, **self.rules)
+
     def game_rules(self) -> Rules:
         if "num_players" in self.rules:
             raise ConfigError("set num_players at the top level of the config, not under rules")
         return Rules(num_players=self.num_players, **self.rules)
 
+    def eval_key(self, opponent: str, num_players: int) -> str:
+        """How evaluations name a result: the bot, and "@size" when the run is evaluated at several sizes."""
+        return opponent if len(self.eval_sizes()) == 1 else f"{opponent}@{num_players}"
+
     def selection_score(self, win_rates: dict[str, float]) -> float:
-        """The number that picks best_model.zip among periodic evaluations."""
-        if self.best_against:
-            return win_rates[self.best_against]
-        return sum(win_rates[o] for o in self.eval_opponents) / len(self.eval_opponents)
+        """The number that picks best_model.zip among periodic evaluations: the win rate against
+        `best_against` (default: every eval opponent), times the table size over 2 and averaged over
+        the evaluated sizes when there are several (so that 1.0 is twice a fair share at every size)."""
+        opponents = [self.best_against] if self.best_against else self.eval_opponents
+        sizes = self.eval_sizes()
+        scale = (lambda n: 1.0) if len(sizes) == 1 else (lambda n: n / 2)
+        values = [win_rates[self.eval_key(o, n)] * scale(n) for o in opponents for n in sizes]
+        return sum(values) / len(values)
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(asdict(self), sort_keys=False)
 
 
-def _check_weights(name: str, weights: dict[str, float]) -> None:
+def _check_weights(name: str, weights: dict[str, float], what: str = "opponent") -> None:
     if not weights:
-        raise ConfigError(f"{name} must name at least one opponent")
+        raise ConfigError(f"{name} must name at least one {what}")
     if any(w < 0 for w in weights.values()):
-        raise ConfigError(f"{name}: opponent weights must be >= 0, got {weights}")
+        raise ConfigError(f"{name}: {what} weights must be >= 0, got {weights}")
     if sum(weights.values()) <= 0:
-        raise ConfigError(f"{name}: opponent weights must not all be 0")
+        raise ConfigError(f"{name}: {what} weights must not all be 0")
 
 
 # ---------------------------------------------------------------- loading
@@ -258,6 +315,10 @@ def _check_type(name: str, value: Any, annotation: Any) -> Any:
             raise ConfigError(f"{name} must be a mapping, got {value!r}")
         if value_type is Any:
             return dict(value)
+        if key_type is int:
+            if not all(isinstance(k, int) and not isinstance(k, bool) for k in value):
+                raise ConfigError(f"{name} must map ints to {value_type.__name__}, got {value!r}")
+            return {k: _check_type(f"{name}.{k}", v, value_type) for k, v in value.items()}
         return {str(k): _check_type(f"{name}.{k}", v, value_type) for k, v in value.items()}
     if isinstance(hint, types.UnionType):  # pragma: no cover - no such field today
         return value

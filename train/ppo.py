@@ -45,6 +45,7 @@ def make_env_factory(config: TrainConfig, pool_dir: Path, rank: int):
                 opponents=opponents,
                 reward=config.reward,
                 episode=config.episode,
+                observation=config.observation,
                 **config.rules,
             )
         )
@@ -64,12 +65,13 @@ def build_vec_env(config: TrainConfig, pool_dir: Path, weights: dict[str, float]
         cache = ModelCache(config.pool_size)  # one loaded copy of each snapshot, shared by every game
         mix = weights or config.opponents
 
-        def opponents(i: int) -> list[LeagueOpponent]:
-            return [LeagueOpponent(mix, pool_dir, config.pool_size, cache) for _ in range(config.num_players - 1)]
+        def opponents(i: int, n: int) -> list[LeagueOpponent]:
+            return [LeagueOpponent(mix, pool_dir, config.pool_size, cache) for _ in range(n - 1)]
 
         env = SkyjoVecEnv(
             config.n_envs,
-            num_players=config.num_players,
+            num_players=config.table_sizes or config.num_players,
+            observation=config.observation,
             opponent_factory=opponents,
             reward=config.reward,
             episode=config.episode,
@@ -97,6 +99,16 @@ def new_model(config: TrainConfig, env, run_dir: Path):
     import torch.nn as nn
     from sb3_contrib import MaskablePPO
 
+    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation]
+    policy_kwargs: dict[str, Any] = {
+        "net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
+        "activation_fn": activation,
+    }
+    if config.policy == "seats":
+        from train.seats_policy import SeatsExtractor
+
+        policy_kwargs["features_extractor_class"] = SeatsExtractor
+        policy_kwargs["features_extractor_kwargs"] = {"seat_arch": list(config.seat_arch), "activation_fn": activation}
     return MaskablePPO(
         "MlpPolicy",
         env,
@@ -110,10 +122,7 @@ def new_model(config: TrainConfig, env, run_dir: Path):
         ent_coef=config.ent_coef,
         vf_coef=config.vf_coef,
         max_grad_norm=config.max_grad_norm,
-        policy_kwargs={
-            "net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
-            "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation],
-        },
+        policy_kwargs=policy_kwargs,
         tensorboard_log=str(run_dir / "tb"),
         seed=config.seed,
         device=config.device,
@@ -146,14 +155,17 @@ class RunState:
 
 
 def evaluate_model(model_path: Path, config: TrainConfig, games: int, seed: int) -> dict[str, dict[str, Any]]:
-    """The model against each eval opponent: {opponent: skyjo eval report}."""
+    """The model against each eval opponent (size - 1 copies of it) at each eval table size:
+    {config.eval_key(opponent, size): skyjo eval report}."""
     from train.evaluate import evaluate
 
-    rules = config.game_rules()
     reports = {}
     for opponent in config.eval_opponents:
-        agents = [str(model_path)] + [opponent] * (config.num_players - 1)
-        reports[opponent] = evaluate(agents, games, seed=seed, rules=rules, progress=False)
+        for n in config.eval_sizes():
+            agents = [str(model_path)] + [opponent] * (n - 1)
+            reports[config.eval_key(opponent, n)] = evaluate(
+                agents, games, seed=seed, rules=config.rules_for(n), progress=False
+            )
     return reports
 
 
@@ -208,14 +220,16 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
         def _snapshot(self) -> None:
             """A frozen copy of the learner for the self-play pool, as a policy file (read with numpy)."""
             steps = self.model.num_timesteps
-            save_policy(network_from_model(self.model, f"{run_dir.name} step {steps}"), snapshot_path(run_dir, steps))
+            network = network_from_model(self.model, f"{run_dir.name} step {steps}")
+            save_policy(network, snapshot_path(run_dir, steps))
             state.next_snapshot = steps + max(1, config.snapshot_every)
 
         def _evaluate(self) -> None:
             steps = self.model.num_timesteps
             path = run_dir / "checkpoints" / "eval_candidate.zip"
             self.model.save(path)
-            candidate = save_policy(network_from_model(self.model, path.name), path.with_suffix(SUFFIX))
+            network = network_from_model(self.model, path.name)
+            candidate = save_policy(network, path.with_suffix(SUFFIX))
             reports = evaluate_model(candidate, config, config.eval_games, seed=config.seed + steps)
             win_rates = {opp: r["results"][0]["win_rate"] for opp, r in reports.items()}
             for opp, r in reports.items():
@@ -360,7 +374,9 @@ def warm_start(model, config: TrainConfig, run_dir: Path) -> None:
     demos = demonstrations(
         spec["bot"],
         spec["games"],
-        config.game_rules(),
+        {n: config.rules_for(n) for n in config.sizes()},
+        weights=[config.table_sizes.get(n, 1.0) for n in config.sizes()],
+        observation=config.observation,
         seed=config.seed,
         reward=config.reward,
         episode=config.episode,

@@ -17,6 +17,7 @@ sb3-contrib's `evaluate_actions(obs, actions, action_masks=...)` the loop is twe
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,7 @@ import numpy as np
 from agents import make as make_agent
 from skyjo_env.engine import Rules, action_mask, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
-from skyjo_env.observation import Encoder
+from skyjo_env.observation import OBSERVATION_VERSION, encoder
 from skyjo_env.rewards import episode_over, step_rewards
 
 
@@ -46,21 +47,31 @@ class Demonstrations:
 def demonstrations(
     bot: str,
     games: int,
-    rules: Rules,
+    rules: Rules | Mapping[int, Rules],
     seed: int = 0,
     reward: str = "relative",
     episode: str = "game",
     gamma: float = 0.995,
     progress: bool = True,
+    weights: Sequence[float] | None = None,
+    observation: str = OBSERVATION_VERSION,
 ) -> Demonstrations:
     """Every decision of `games` seeded games with `bot` in every seat (one bot object per seat).
 
-    A seat's rewards are credited to its last decision before they were earned, as the
-    Gymnasium env credits the learner; returns are discounted by `gamma` per decision of
-    that seat and restart at each episode (`episode="round"`: each round).
+    `rules`: one table's rules, or {table size: rules}, each game drawing its size (with
+    `weights`, default even); several sizes need the `skyjo_v1` observation. A seat's rewards
+    are credited to its last decision before they were earned, as the Gymnasium env credits
+    the learner; returns are discounted by `gamma` per decision of that seat and restart at
+    each episode (`episode="round"`: each round). Memory: one float32 observation a decision
+    (496 floats at 2 players in skyjo_v0, 1831 in skyjo_v1; a 2-player game has about 300
+    decisions, an 8-player one about 1,500).
     """
-    n = rules.num_players
-    encoder = Encoder(n)
+    tables = dict(rules) if isinstance(rules, Mapping) else {rules.num_players: rules}
+    sizes = list(tables)
+    p = np.ones(len(sizes)) if weights is None else np.asarray(weights, dtype=np.float64)
+    if len(p) != len(sizes) or (p < 0).any() or p.sum() <= 0:
+        raise ValueError(f"weights must give each of the {len(sizes)} table sizes a weight >= 0, got {weights}")
+    coders = {n: encoder(observation, n) for n in sizes}
     observations: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
@@ -70,15 +81,17 @@ def demonstrations(
     bar = _progress(games, f"warm start: {bot} plays {games} games", progress)
     rng = np.random.default_rng(seed)
     for _ in range(games):
+        n = sizes[int(rng.choice(len(sizes), p=p / p.sum()))] if len(sizes) > 1 else sizes[0]
+        coder = coders[n]
         bots = [make_agent(bot) for _ in range(n)]
         for b in bots:
             b.reset(int(rng.integers(2**63)))
-        state = new_game(rules, seed=int(rng.integers(2**63)))
+        state = new_game(tables[n], seed=int(rng.integers(2**63)))
         last: list[int | None] = [None] * n  # each seat's latest decision (index into the lists)
         while not state.is_finished:
             seat = state.current_player
             legal = legal_actions(state)
-            observations.append(encoder.encode_state(state, seat))
+            observations.append(coder.encode_state(state, seat))
             masks.append(action_mask(state))
             action = bots[seat].act(seat_view(state, seat), legal)
             actions.append(action)

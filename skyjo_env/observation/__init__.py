@@ -73,6 +73,8 @@ from skyjo_env.engine.view import SeatView
 from skyjo_env.observation.base import StateEncoding
 from skyjo_env.observation.cencoder import CEncoder, _c_params, _cencode
 from skyjo_env.observation.pyencoder import PyEncoder
+from skyjo_env.observation.seats import VERSION as SEATS_VERSION
+from skyjo_env.observation.seats import SeatsEncoder, observation_size_v1
 from skyjo_env.observation.spec import (
     CELL_CODES,
     HIDDEN_CODE,
@@ -100,12 +102,14 @@ from skyjo_env.observation.spec import (
 __all__ = [
     "CELL_CODES",
     "HIDDEN_CODE",
+    "OBSERVATIONS",
     "OBSERVATION_VERSION",
     "PHASES",
     "PHASE_INDEX",
     "PIECES",
     "SCORE_BOUND",
     "SCORE_SCALE",
+    "SEATS_VERSION",
     "VALUE_SCALE",
     "CEncoder",
     "Encoder",
@@ -114,15 +118,19 @@ __all__ = [
     "N",
     "Piece",
     "PyEncoder",
+    "SeatsEncoder",
     "StateEncoding",
     "_c_params",
     "_cencode",
+    "bounds",
     "decode",
     "doc_table",
     "encode",
     "encode_state",
+    "encoder",
     "layout",
     "observation_size",
+    "observation_size_of",
     "pieces",
     "size_formula",
     "size_terms",
@@ -175,3 +183,38 @@ def encode_state(state: GameState, seat: int, encoder: StateEncoding | None = No
     calls its `encode_state`). Reads face-down values never: a value is read only where the slot is face-up.
     """
     return _encoder_for(state.rules.num_players, encoder).encode_state(state, seat)
+
+
+#: The observation versions: `skyjo_v0` (220 N + 56 floats, one table size) and `skyjo_v1`
+#: (`seats`: 1831 floats for any table size).
+OBSERVATIONS = (OBSERVATION_VERSION, SEATS_VERSION)
+
+
+def _check_version(version: str) -> None:
+    if version not in OBSERVATIONS:
+        raise ValueError(f"unknown observation {version!r}; known: {', '.join(OBSERVATIONS)}")
+
+
+def encoder(version: str, num_players: int) -> StateEncoding:
+    """A new encoder of observation `version` for `num_players` players."""
+    _check_version(version)
+    if version == SEATS_VERSION:
+        return SeatsEncoder(Encoder(num_players))
+    return Encoder(num_players)
+
+
+def observation_size_of(version: str, num_players: int) -> int:
+    """Floats in an observation of `version` at a table of `num_players`."""
+    _check_version(version)
+    return observation_size_v1(num_players) if version == SEATS_VERSION else observation_size(num_players)
+
+
+def bounds(version: str, num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of each float of an observation of `version` (the envs' observation spaces)."""
+    _check_version(version)
+    if version == SEATS_VERSION:
+        from skyjo_env.observation.seats import bounds_v1
+
+        return bounds_v1()
+    lay = layout(num_players)
+    return lay.low, lay.high

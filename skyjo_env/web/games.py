@@ -212,14 +212,18 @@ class Roster:
 def policy_probabilities(bot: Policy, view: SeatView, legal: Sequence[int]) -> dict[int, float]:
     """A trained policy's probabilities over the legal actions: a softmax over the legal actions' logits.
 
-    Works with any model that has `action_logits(observation)` or `logits(observation)`
-    returning 26 numbers, and checks what it gets rather than trusting it.
+    Works with a `PolicyBot` (`view_logits(view)`) and any model that has `action_logits(observation)`
+    or `logits(observation)` of a `skyjo_v0` observation returning 26 numbers, and checks what it gets
+    rather than trusting it.
     """
-    observation = encode(view)
-    method = getattr(bot, "action_logits", None) or getattr(bot, "logits", None)
-    if method is None:
-        raise ValueError(f"the hint model {getattr(bot, 'name', bot)!r} has no action_logits(observation)")
-    logits = np.asarray(method(observation), dtype=np.float64).reshape(-1)
+    if hasattr(bot, "view_logits"):  # a PolicyBot: it encodes the view in the observation its network reads
+        raw = bot.view_logits(view)
+    else:
+        method = getattr(bot, "action_logits", None) or getattr(bot, "logits", None)
+        if method is None:
+            raise ValueError(f"the hint model {getattr(bot, 'name', bot)!r} has no action_logits(observation)")
+        raw = method(encode(view))
+    logits = np.asarray(raw, dtype=np.float64).reshape(-1)
     if logits.shape != (NUM_ACTIONS,) or not np.all(np.isfinite(logits[list(legal)])):
         raise ValueError(f"the hint model gave logits of shape {logits.shape}, expected {NUM_ACTIONS} finite numbers")
     chosen = logits[list(legal)]

@@ -165,12 +165,12 @@ REFUSED_METADATA = [
     ("players not a list", _edit(players=2), "players must be a list of table sizes"),
     ("a table of nine", _edit(players=[9]), r"players must list table sizes 2..8, got \[9\]"),
     ("a table size as a float", _edit(players=[2.0]), r"players must list table sizes 2..8"),
-    ("two sizes for an mlp", _edit(players=[2, 3]), r"an mlp reads one table size's observation"),
+    ("two sizes for an mlp", _edit(players=[2, 3]), r"the skyjo_v0 observation is one table size's"),
     ("a size twice", _edit(players=[2, 2]), "lists a table size twice"),
     (
         "observation size of another table",
         _edit(players=[3]),
-        "layer 0 takes 496 inputs, but the skyjo_v0 observation for 3 players has size 716",
+        "layer policy.0 takes 496 inputs, but the skyjo_v0 observation for 3 players has size 716",
     ),
     ("info not an object", _edit(info=["me"]), "info must be a JSON object"),
     ("a layer without a shape", _edit(layers=[{"name": "policy.0"}]), "layer 0 must be"),
@@ -224,8 +224,8 @@ REFUSED_TENSORS = [
     ("float64 weights", _tensors(policy_0_weight=valid_tensors()["policy.0.weight"].astype(np.float64)), "is F64"),
     ("integer weights", _tensors(policy_1_bias=np.zeros(26, np.int32)), "is I32; weights must be float32"),
     ("half precision", _tensors(policy_1_bias=np.zeros(26, np.float16)), "is F16; weights must be float32"),
-    ("a NaN weight", _with_value("policy.0.weight", np.nan), "layer 0 weight holds NaN or infinite values"),
-    ("an infinite bias", _with_value("policy.1.bias", np.inf), "layer 1 bias holds NaN or infinite values"),
+    ("a NaN weight", _with_value("policy.0.weight", np.nan), "layer policy.0 weight holds NaN or infinite values"),
+    ("an infinite bias", _with_value("policy.1.bias", np.inf), "layer policy.1 bias holds NaN or infinite values"),
 ]
 
 
@@ -240,7 +240,7 @@ def test_layers_that_do_not_chain_are_refused(tmp_path):
     layers = random_layers([(16, SIZE_2P), (26, 17)])
     tensors = {f"policy.{i}.{part}": a for i, (w, b) in enumerate(layers) for part, a in (("weight", w), ("bias", b))}
     meta = _edit(layers=[{"name": "policy.0", "shape": [16, 496]}, {"name": "policy.1", "shape": [26, 17]}])
-    with pytest.raises(ModelLoadError, match="layer 1 takes 17 inputs, but layer 0 gives 16 outputs"):
+    with pytest.raises(ModelLoadError, match="layer policy.1 takes 17 inputs, but policy.0 gives 16 outputs"):
         load_policy(write(tmp_path / "gap.safetensors", tensors, meta))
 
 

@@ -159,8 +159,8 @@ def test_arguments_are_checked():
     with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
         SkyjoBatch(2, colour="red")
     with pytest.raises(ValueError, match="not both"):
-        SkyjoBatch(2, opponents=["random"], opponent_factory=lambda i: ["random"])
-    with pytest.raises(ValueError, match="reads the skyjo_v0 observation for 2 players"):
+        SkyjoBatch(2, opponents=["random"], opponent_factory=lambda i, n: ["random"])
+    with pytest.raises(ValueError, match="reads the skyjo_v0 observation for 2 players; this game has 3"):
         SkyjoBatch(2, num_players=3, opponents=["ppo"])
     with pytest.raises(ValueError, match="autoreset_mode"):
         SkyjoVectorEnv(2, autoreset_mode=AutoresetMode.DISABLED)

@@ -17,6 +17,7 @@ def test_quickstart_yaml_spells_out_the_embedded_defaults():
     config = load_config(CONFIGS / "quickstart.yaml")
     defaults = TrainConfig()
     assert {**vars(config), "name": "ppo"} == vars(defaults)
+    assert set(yaml.safe_load((CONFIGS / "quickstart.yaml").read_text())) == set(vars(defaults)), "every field"
 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")))
