@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module of this package with `add_arguments(parser)` and
 `run_from_args(args) -> int`. A subcommand that needs an optional extra (`train`,
-`plot`, `average`, `export`, `serve`) is only imported when the extra's modules are
+`plot`, `average`, `export`, `serve`, `ladder`) is only imported when the extra's modules are
 installed; without them it stops with one line naming the `pip install` to run, exit 2.
 """
 
@@ -58,6 +58,12 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "play in the browser against the bots, on a local web server",
         "web",
         ("starlette", "uvicorn"),
+    ),
+    "ladder": Subcommand(
+        "skyjo_env.cli.ladder",
+        "rate agents against each other at several table sizes (OpenSkill)",
+        "ladder",
+        ("openskill", "matplotlib"),
     ),
     "average": Subcommand(
         "skyjo_env.cli.average",

@@ -22,6 +22,8 @@ EXTRA_MODULES = (
     "matplotlib",
     "starlette",
     "uvicorn",
+    "openskill",
+    "threadpoolctl",
 )
 
 
@@ -74,6 +76,8 @@ def test_play_works_without_extras() -> None:
         (["average", "out.zip", "a.zip", "b.zip"], "train"),
         (["export", "model.zip", "out.safetensors"], "train"),
         (["serve", "--port", "8123"], "web"),
+        (["ladder", "random", "greedy"], "ladder"),
+        (["bench", "train"], "train"),
     ],
 )
 def test_commands_that_need_an_extra_say_which(args: list[str], extra: str) -> None:
@@ -84,3 +88,9 @@ def test_commands_that_need_an_extra_say_which(args: list[str], extra: str) -> N
     assert len(lines) == 1, result.stderr
     assert f"pip install 'skyjo-rl[{extra}]'" in lines[0]
     assert lines[0].startswith(f"skyjo {args[0]}: error:")
+
+
+def test_the_shipped_ppo_plays_without_extras() -> None:
+    """Policy files load with numpy only."""
+    result = run_blocked(["eval", "ppo", "greedy", "--games", "4", "--workers", "1", "--no-progress"])
+    assert result.returncode == 0, result.stderr
