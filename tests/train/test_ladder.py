@@ -19,7 +19,7 @@ def test_seating_uses_every_agent_before_repeating_one():
             seats = seating(3, size, seed=1, index=index)
             assert len(seats) == size and set(seats) <= {0, 1, 2}
             counts = [seats.count(a) for a in range(3)]
-            assert max(counts) - min(counts) <= (1 if size >= 3 else 1)
+            assert max(counts) - min(counts) <= 1
             if size <= 3:
                 assert len(set(seats)) == size  # no agent twice while there are enough agents
     assert seating(4, 3, 0, 5) == seating(4, 3, 0, 5), "seeded"
