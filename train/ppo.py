@@ -368,7 +368,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
 def warm_start(model, config: TrainConfig, run_dir: Path) -> None:
     """Behaviour cloning of the config's bot into the new model (`train.warm_start`); the report in
     warm_start.json."""
-    from train.warm_start import clone, demonstrations
+    from train.warm_start import clone, demonstrations, sb3_target
 
     spec = config.warm_start
     demos = demonstrations(
@@ -383,7 +383,7 @@ def warm_start(model, config: TrainConfig, run_dir: Path) -> None:
         gamma=config.gamma,
     )
     report = clone(
-        model,
+        sb3_target(model),
         demos,
         epochs=spec["epochs"],
         learning_rate=spec["learning_rate"],

@@ -17,7 +17,7 @@ sb3-contrib's `evaluate_actions(obs, actions, action_masks=...)` the loop is twe
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,8 +175,32 @@ class CloneReport:
         )
 
 
+@dataclass
+class CloneTarget:
+    """What `clone` trains: a policy's raw action logits and its value of a batch of observations
+    (torch tensors), and the parameters behind them."""
+
+    logits: Callable[[Any], Any]  # (B, D) -> (B, 26)
+    values: Callable[[Any], Any]  # (B, D) -> (B,)
+    parameters: Callable[[], Any]
+    set_training: Callable[[bool], None]
+    device: Any
+
+
+def sb3_target(model: Any) -> CloneTarget:
+    """A MaskablePPO model's policy as a `CloneTarget` (its own extractor, actor and critic)."""
+    policy = model.policy
+    return CloneTarget(
+        logits=lambda obs: policy.get_distribution(obs).distribution.logits,
+        values=lambda obs: policy.predict_values(obs).flatten(),
+        parameters=policy.parameters,
+        set_training=policy.set_training_mode,
+        device=policy.device,
+    )
+
+
 def clone(
-    model: Any,
+    target: CloneTarget,
     demos: Demonstrations,
     epochs: int,
     learning_rate: float = 1e-3,
@@ -185,18 +209,17 @@ def clone(
     seed: int = 0,
     progress: bool = True,
 ) -> CloneReport:
-    """Train `model.policy` (a MaskablePPO policy) to play like `demos` for `epochs` passes.
+    """Train `target` (`sb3_target(model)` for a MaskablePPO model) to play like `demos` for `epochs` passes.
 
-    Loss: the masked policy's negative log-likelihood of the bot's action + `value_weight` x
-    the squared error of the value against the return. A tenth of the decisions (at least
-    one) is held out to measure the agreement reached. The policy's own optimizer (PPO's) is
-    left untouched: the loop has its own Adam.
+    Loss: the masked policy's negative log-likelihood of the bot's action (a log-softmax over the
+    legal actions only) + `value_weight` x the squared error of the value against the return. A
+    tenth of the decisions (at least one) is held out to measure the agreement reached. The
+    policy's own optimizer (PPO's) is left untouched: the loop has its own Adam.
     """
     import torch
     import torch.nn.functional as F
 
-    policy = model.policy
-    device = policy.device
+    device = target.device
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(demos))
     held = order[: max(1, len(demos) // 10)]
@@ -204,42 +227,44 @@ def clone(
     if len(train_idx) == 0:
         raise ValueError(f"too few demonstrations to train on ({len(demos)})")
 
-    def tensors(idx: np.ndarray) -> tuple[Any, Any, np.ndarray, Any]:
+    def tensors(idx: np.ndarray) -> tuple[Any, Any, Any, Any]:
         return (
             torch.as_tensor(demos.observations[idx], device=device),
             torch.as_tensor(demos.actions[idx], device=device),
-            demos.masks[idx],
+            torch.as_tensor(demos.masks[idx], device=device),
             torch.as_tensor(demos.returns[idx], device=device),
         )
 
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    def masked_log_probs(obs: Any, masks: Any) -> Any:
+        return torch.log_softmax(target.logits(obs).masked_fill(~masks, float("-inf")), dim=1)
+
+    optimizer = torch.optim.Adam(target.parameters(), lr=learning_rate)
     steps = epochs * -(-len(train_idx) // batch_size)
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=steps, desc=f"warm start: cloning, {epochs} epochs", unit="batch", dynamic_ncols=True)
-    policy.set_training_mode(True)
+    target.set_training(True)
     for _ in range(epochs):
         rng.shuffle(train_idx)
         for start in range(0, len(train_idx), batch_size):
             obs, actions, masks, returns = tensors(train_idx[start : start + batch_size])
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
-            loss = -log_prob.mean() + value_weight * F.mse_loss(values.flatten(), returns)
+            log_prob = masked_log_probs(obs, masks).gather(1, actions[:, None]).squeeze(1)
+            loss = -log_prob.mean() + value_weight * F.mse_loss(target.values(obs), returns)
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            torch.nn.utils.clip_grad_norm_(target.parameters(), 0.5)
             optimizer.step()
             if bar is not None:
                 bar.update(1)
     if bar is not None:
         bar.close()
-    policy.set_training_mode(False)
+    target.set_training(False)
     with torch.no_grad():
         agree, value_loss = 0, 0.0
         for start in range(0, len(held), 4096):
             obs, actions, masks, returns = tensors(held[start : start + 4096])
-            distribution = policy.get_distribution(obs, action_masks=masks)
-            agree += int((distribution.distribution.probs.argmax(dim=1) == actions).sum())
-            value_loss += float(F.mse_loss(policy.predict_values(obs).flatten(), returns, reduction="sum"))
+            agree += int((masked_log_probs(obs, masks).argmax(dim=1) == actions).sum())
+            value_loss += float(F.mse_loss(target.values(obs), returns, reduction="sum"))
     return CloneReport(len(train_idx), len(held), agree / len(held), value_loss / len(held))
