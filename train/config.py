@@ -27,6 +27,24 @@ class ConfigError(ValueError):
 WARM_START_TYPES: dict[str, type] = {"bot": str, "games": int, "epochs": int, "learning_rate": float, "batch_size": int}
 WARM_START_DEFAULTS: dict[str, Any] = {"games": 300, "epochs": 4, "learning_rate": 1e-3, "batch_size": 512}
 POLICIES = ("mlp", "seats")
+BACKENDS = ("sb3", "rllib")
+# rllib: {...}: the RLlib backend's own settings, their types and defaults.
+RLLIB_TYPES: dict[str, type] = {
+    "env_runners": int,
+    "envs_per_env_runner": int,
+    "train_batch_size": int,
+    "minibatch_size": int,
+    "num_cpus": int,
+    "address": str,
+}
+RLLIB_DEFAULTS: dict[str, Any] = {
+    "env_runners": 1,
+    "envs_per_env_runner": 8,
+    "train_batch_size": 4096,
+    "minibatch_size": 512,
+    "num_cpus": 0,
+    "address": "",
+}
 # vec_env: how the rollout games are stepped.
 VEC_ENVS = {
     "batch": "every game in this process, observations and trained opponents in batches: the fastest",
@@ -117,6 +135,13 @@ class TrainConfig:
         "values that hold from step S on (the top-level values hold before the first stage)",
     )
     torch_threads: int = _f(0, "torch threads for the network (0: torch's default, one per core)")
+    backend: str = _f("sb3", "sb3 (stable-baselines3's MaskablePPO, one machine) or rllib (Ray RLlib, the rllib extra)")
+    rllib: dict[str, Any] = _f(
+        {},
+        "rllib backend: {env_runners: 1, envs_per_env_runner: 8, train_batch_size: 4096, minibatch_size: 512, "
+        "num_cpus: 0 (all), address: '' (a local Ray; 'auto' joins a running cluster)}; its opponents' 'self' "
+        "is a learning seat of the shared policy",
+    )
 
     def __post_init__(self) -> None:
         def require(ok: bool, message: str) -> None:
@@ -178,6 +203,8 @@ class TrainConfig:
         )
         self.warm_start = self._checked_warm_start()
         self.schedule = self._checked_schedule()
+        require(self.backend in BACKENDS, f"backend must be one of {list(BACKENDS)}, got {self.backend!r}")
+        self.rllib = self._checked_rllib()
         require(
             not (self.warm_start and self.init_model),
             "give warm_start or init_model, not both (the warm start would replace the weights of init_model): "
@@ -207,6 +234,39 @@ class TrainConfig:
                 raise ConfigError(f"warm_start.{key} must be at least 1, got {checked[key]}")
         if checked["learning_rate"] <= 0:
             raise ConfigError(f"warm_start.learning_rate must be > 0, got {checked['learning_rate']}")
+        return checked
+
+    def _checked_rllib(self) -> dict[str, Any]:
+        """The rllib group with its defaults filled in; for the rllib backend, what it cannot do is refused."""
+        unknown = sorted(set(self.rllib) - set(RLLIB_TYPES))
+        if unknown:
+            raise ConfigError(f"rllib: unknown key(s) {unknown}; known keys: {', '.join(RLLIB_TYPES)}")
+        values = {**RLLIB_DEFAULTS, **self.rllib}
+        checked = {k: _check_type(f"rllib.{k}", v, RLLIB_TYPES[k]) for k, v in values.items()}
+        for key, low in (
+            ("env_runners", 0),
+            ("envs_per_env_runner", 1),
+            ("train_batch_size", 1),
+            ("minibatch_size", 1),
+        ):
+            if checked[key] < low:
+                raise ConfigError(f"rllib.{key} must be at least {low}, got {checked[key]}")
+        if checked["num_cpus"] < 0:
+            raise ConfigError(f"rllib.num_cpus must be >= 0 (0: all cores), got {checked['num_cpus']}")
+        if self.backend == "rllib":
+            unsupported = {
+                "schedule": bool(self.schedule),
+                "table_sizes": bool(self.table_sizes),
+                "policy: seats": self.policy != "mlp",
+                f"observation: {SEATS_VERSION}": self.observation != "skyjo_v0",
+            }
+            given = [name for name, is_set in unsupported.items() if is_set]
+            if given:
+                raise ConfigError(f"the rllib backend does not take {', '.join(given)} (the sb3 backend does)")
+            if self.init_model and not self.init_model.endswith(".safetensors"):
+                raise ConfigError(
+                    f"with the rllib backend, init_model is a policy file (.safetensors), got {self.init_model}"
+                )
         return checked
 
     def _checked_schedule(self) -> list[dict[str, Any]]:

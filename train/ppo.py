@@ -394,12 +394,14 @@ def warm_start(model, config: TrainConfig, run_dir: Path) -> None:
     (run_dir / "warm_start.json").write_text(json.dumps({"bot": spec["bot"], **report.as_dict()}, indent=2) + "\n")
 
 
-def final_report(config: TrainConfig, run_dir: Path) -> None:
+def final_report(config: TrainConfig, run_dir: Path, model: Path | None = None) -> None:
+    """The final evaluation of `model` (default: the run's best_model.zip) into eval.txt and eval.json."""
     from train.evaluate import format_report
 
     if config.final_eval_games < 1:
         return
-    reports = evaluate_model(run_dir / "best_model.zip", config, config.final_eval_games, seed=10_000 + config.seed)
+    model = model or run_dir / "best_model.zip"
+    reports = evaluate_model(model, config, config.final_eval_games, seed=10_000 + config.seed)
     text = "\n\n".join(f"best_model vs {opp}\n{format_report(r)}" for opp, r in reports.items())
     (run_dir / "eval.txt").write_text(text + "\n")
     (run_dir / "eval.json").write_text(json.dumps(reports, indent=2) + "\n")

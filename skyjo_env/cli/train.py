@@ -1,11 +1,14 @@
 """`skyjo train [--config configs/NAME.yaml] [--field value ...]`, or `skyjo train --resume runs/RUN`.
 
-Trains sb3-contrib's MaskablePPO on the Gymnasium env against the config's opponent
-mix (bots and frozen past checkpoints). The run folder holds the resolved config,
-TensorBoard logs (tb/), checkpoints/ (resume points), pool/ (self-play snapshots),
-metrics.jsonl (periodic evaluations), best_model.zip, final_model.zip and the final
-evaluation report (eval.txt, eval.json, in `skyjo eval`'s format). Ctrl-C saves a
-checkpoint before it exits.
+Trains sb3-contrib's MaskablePPO against the config's opponent mix (bots and frozen past
+checkpoints), on batched games (`skyjo_env.sb3`), after a warm start from a bot. The run
+folder holds the resolved config, TensorBoard logs (tb/), checkpoints/ (resume points),
+pool/ (self-play snapshots), metrics.jsonl (periodic evaluations), best_model and
+final_model (.zip and the pickle-free .safetensors) and the final evaluation report
+(eval.txt, eval.json, in `skyjo eval`'s format). Ctrl-C saves a checkpoint before it exits.
+
+`--backend rllib` trains on Ray RLlib instead (multi-agent self-play, the `rllib` extra;
+`train.rllib_train`): a local Ray by default, `--address auto` joins a running cluster.
 """
 
 from __future__ import annotations
@@ -22,7 +25,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--config", type=Path, help="YAML config (see configs/); fields not given keep their defaults")
     source.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue the run in this folder")
+    parser.add_argument(
+        "--address", metavar="ADDRESS", help="rllib backend: the Ray cluster to join ('auto': the one started here)"
+    )
     add_override_arguments(parser)
+
+
+def _rllib_trainer():
+    """`train.rllib_train.train_rllib`, or a CommandError naming the install when Ray is missing."""
+    from skyjo_env.cli import install_hint
+
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError as e:
+        raise CommandError(f"the rllib backend needs the 'rllib' extra ({e}): {install_hint('rllib')}") from None
+    from train.rllib_train import train_rllib
+
+    return train_rllib
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -38,7 +57,13 @@ def run_from_args(args: argparse.Namespace) -> int:
             config = load_config(args.config, overrides)
             run_dir = new_run_dir(config)
             print(f"run folder: {run_dir}")
-        train(config, run_dir, resume=bool(args.resume))
+        if config.backend == "rllib":
+            train_rllib = _rllib_trainer()
+            train_rllib(config, run_dir, resume=bool(args.resume), address=args.address)
+        else:
+            if args.address:
+                raise ConfigError("--address is for the rllib backend (--backend rllib)")
+            train(config, run_dir, resume=bool(args.resume))
     except ConfigError as e:
         raise CommandError(str(e)) from None
     except KeyboardInterrupt:
