@@ -21,6 +21,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 # The first line of each example (a comment) -> the module it needs.
 EXAMPLES = {
     "# Stable-Baselines3": "sb3_contrib",
+    "# Batched games": "sb3_contrib",
     "# Gymnasium vector env with masks: SAME_STEP": "gymnasium",
     "# Gymnasium vector env with masks: the default NEXT_STEP": "gymnasium",
     "# PettingZoo AEC": "pettingzoo",
@@ -71,6 +72,13 @@ def test_readme_stable_baselines3():
     assert ns["model"].num_timesteps >= 512
     assert np.isfinite(ns["mean_reward"]) and np.isfinite(ns["std_reward"])
     ns["vec_env"].close()
+
+
+def test_readme_batched_games():
+    ns = run_example("# Batched games")
+    assert ns["model"].num_timesteps >= 1024
+    assert ns["obs"].shape == (8, 220 * 4 + 56) and ns["info"]["action_mask"].shape == (8, 26)
+    assert "illegal_action" not in ns["info"]
 
 
 @pytest.mark.parametrize("mode", ["SAME_STEP", "the default NEXT_STEP"])
