@@ -40,3 +40,26 @@ def play_gym_episode(env, seed: int, pick=lambda legal: legal[0]) -> None:
     while not done:
         _, _, terminated, truncated, info = env.step(int(pick(np.flatnonzero(info["action_mask"]))))
         done = terminated or truncated
+
+
+def played_state(num_players: int, moves: int, seed: int) -> GameState:
+    """A new seeded game after `moves` random legal moves (fewer if it ends first)."""
+    state = new_game(Rules(num_players=num_players), seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        if state.is_finished:
+            break
+        apply_action(state, int(rng.choice(legal_actions(state))))
+    return state
+
+
+def plays_a_legal_game(bot, seed: int, num_players: int = 2) -> None:
+    """The bot plays every seat of a game to its end, each action legal."""
+    from skyjo_env.engine.view import seat_view
+
+    state = new_game(Rules(num_players=num_players), seed=seed)
+    while not state.is_finished:
+        legal = legal_actions(state)
+        action = bot.act(seat_view(state, state.current_player), legal)
+        assert action in legal
+        apply_action(state, action)

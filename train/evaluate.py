@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import multiprocessing as mp
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -111,27 +112,41 @@ def evaluate(
         raise ValueError(f"games must be at least 1, got {games}")
     for name in agent_names:
         make(name)  # fail early and clearly on an unknown name or a broken model file
+    desc = "eval " + " vs ".join(agent_names)
+    records = play_chunked(_play_chunk, lambda c: (list(agent_names), rules, seed, c), games, workers, desc, progress)
+    return summarize(agent_names, records, games, seed, rules)
+
+
+def play_chunked(
+    play: Callable[[Any], list[Any]],
+    job: Callable[[list[int]], Any],
+    games: int,
+    workers: int | None,
+    desc: str,
+    progress: bool,
+) -> list[Any]:
+    """`play(job(indices))` for chunks of the game indices 0..games-1, spread over `workers` processes
+    (default: one per core) with a progress bar; the games' results, in no particular order."""
     workers = max(1, min(workers or mp.cpu_count(), games))
-    chunk = max(1, min(50, games // (workers * 8) or 1))
-    chunks = [list(range(a, min(games, a + chunk))) for a in range(0, games, chunk)]
-    records: list[GameRecord] = []
-    bar = tqdm(total=games, desc="eval " + " vs ".join(agent_names), unit="game", disable=not progress, file=sys.stderr)
-    jobs = [(list(agent_names), rules, seed, c) for c in chunks]
+    size = max(1, min(50, games // (workers * 8) or 1))
+    jobs = [job(list(range(a, min(games, a + size)))) for a in range(0, games, size)]
+    results: list[Any] = []
+    bar = tqdm(total=games, desc=desc, unit="game", disable=not progress, file=sys.stderr)
     if workers == 1:
-        for job in jobs:
-            records += _play_chunk(job)
-            bar.update(len(job[3]))
+        for one in jobs:
+            part = play(one)
+            results += part
+            bar.update(len(part))
     else:
         # fork is fastest, but forking a process that already runs torch's thread pools can hang
         # the children; spawn then.
         fork_safe = "fork" in mp.get_all_start_methods() and "torch" not in sys.modules
-        ctx = mp.get_context("fork" if fork_safe else "spawn")
-        with ctx.Pool(workers) as pool:
-            for part in pool.imap_unordered(_play_chunk, jobs):
-                records += part
+        with mp.get_context("fork" if fork_safe else "spawn").Pool(workers) as pool:
+            for part in pool.imap_unordered(play, jobs):
+                results += part
                 bar.update(len(part))
     bar.close()
-    return summarize(agent_names, records, games, seed, rules)
+    return results
 
 
 def summarize(agent_names: list[str], records: list[GameRecord], games: int, seed: int, rules: Rules) -> dict[str, Any]:

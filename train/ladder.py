@@ -18,21 +18,19 @@ held, the wins (a game won by any of its seats; k tied winners 1/k each) and the
 
 from __future__ import annotations
 
+import functools
 import json
-import multiprocessing as mp
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.engine.view import seat_view
-from train.evaluate import game_seed
+from train.evaluate import game_seed, play_chunked
 
 
 @dataclass
@@ -78,6 +76,10 @@ def play(agent_names: Sequence[str], size: int, seed: int, index: int, bots: dic
     return LadderGame(size, index, seats, list(state.totals), list(state.winners))
 
 
+def _ladder_job(names: list[str], size: int, seed: int, indices: list[int]) -> tuple[list[str], int, int, list[int]]:
+    return names, size, seed, indices
+
+
 def _play_chunk(job: tuple[list[str], int, int, list[int]]) -> list[LadderGame]:
     names, size, seed, indices = job
     bots: dict[str, list[Any]] = {}
@@ -114,24 +116,10 @@ def ladder(
             unplayable = [n for n in sizes if n not in players]
             if unplayable:
                 raise ValueError(f"{name} plays {list(players)} players, not {unplayable}")
-    workers = max(1, min(workers or mp.cpu_count(), games))
-    chunk = max(1, min(25, games // (workers * 4) or 1))
     report: dict[str, Any] = {"agents": names, "games": games, "seed": seed, "sizes": {}}
     for n in sizes:
-        jobs = [(names, n, seed, list(range(a, min(games, a + chunk)))) for a in range(0, games, chunk)]
-        results: list[LadderGame] = []
-        bar = tqdm(total=games, desc=f"ladder, {n} players", unit="game", disable=not progress, file=sys.stderr)
-        if workers == 1:
-            for job in jobs:
-                results += _play_chunk(job)
-                bar.update(len(job[3]))
-        else:
-            fork_safe = "fork" in mp.get_all_start_methods() and "torch" not in sys.modules
-            with mp.get_context("fork" if fork_safe else "spawn").Pool(workers) as pool:
-                for part in pool.imap_unordered(_play_chunk, jobs):
-                    results += part
-                    bar.update(len(part))
-        bar.close()
+        job = functools.partial(_ladder_job, names, n, seed)
+        results = play_chunked(_play_chunk, job, games, workers, f"ladder, {n} players", progress)
         results.sort(key=lambda g: g.index)
         report["sizes"][str(n)] = rate(names, results, PlackettLuce())
     return report

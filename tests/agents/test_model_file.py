@@ -31,6 +31,7 @@ from agents.ppo_bot import SHIPPED_MODEL, PolicyBot
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.observation import encode, observation_size
+from tests.helpers import plays_a_legal_game
 
 SIZE_2P = observation_size(2)  # 496
 
@@ -381,9 +382,4 @@ def test_a_policy_file_is_a_bot_by_path_and_plays_legal_moves(tmp_path):
     path = save_policy(small_network(), tmp_path / "small.safetensors")
     bot = agents.make(str(path))
     assert isinstance(bot, PolicyBot) and bot.name == "small" and bot.num_players == 2
-    state = new_game(Rules(num_players=2), seed=4)
-    while not state.is_finished:
-        legal = legal_actions(state)
-        action = bot.act(seat_view(state, state.current_player), legal)
-        assert action in legal
-        apply_action(state, action)
+    plays_a_legal_game(bot, seed=4)

@@ -7,10 +7,9 @@ import pytest
 
 from agents.model_file import ModelLoadError, PolicyNetwork, load_policy, save_policy
 from agents.ppo_bot import PolicyBot
-from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
-from skyjo_env.engine.view import seat_view
 from skyjo_env.observation import encoder
 from skyjo_env.observation.seats import TABLE_SIZES, seats_layout
+from tests.helpers import played_state, plays_a_legal_game
 
 LAYOUT = seats_layout()
 
@@ -35,13 +34,7 @@ def seats_network(**kwargs) -> PolicyNetwork:
 
 def observation(n: int, seed: int = 0, moves: int = 0) -> np.ndarray:
     """Seat 0's observation after `moves` random legal moves of a new game."""
-    state = new_game(Rules(num_players=n), seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if state.is_finished:
-            break
-        apply_action(state, int(rng.choice(legal_actions(state))))
-    return encoder("skyjo_v1", n).encode_state(state, 0)
+    return encoder("skyjo_v1", n).encode_state(played_state(n, moves, seed), 0)
 
 
 @pytest.fixture(scope="module")
@@ -93,12 +86,7 @@ def test_a_seats_file_round_trips_and_plays_every_table_size(tmp_path):
     assert np.array_equal(loaded.logits(obs), network.logits(obs))
     bot = PolicyBot(path)
     for n in TABLE_SIZES:
-        state = new_game(Rules(num_players=n), seed=n)
-        while not state.is_finished:
-            legal = legal_actions(state)
-            action = bot.act(seat_view(state, state.current_player), legal)
-            assert action in legal
-            apply_action(state, action)
+        plays_a_legal_game(bot, seed=n, num_players=n)
 
 
 def test_the_others_are_pooled_and_the_neighbours_kept_apart():

@@ -8,23 +8,13 @@ import pytest
 from pettingzoo.test import api_test
 
 import skyjo_env  # noqa: F401  (registers Skyjo-v1)
-from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.observation import decode, encode, encoder, observation_size_of
 from skyjo_env.observation.seats import SEAT_SLOTS, TABLE_SIZES, doc_table_v1, seats_layout, slot_seats
 from skyjo_env.vector import SkyjoBatch
+from tests.helpers import played_state
 
 LAYOUT = seats_layout()
-
-
-def played(n: int, moves: int, seed: int):
-    state = new_game(Rules(num_players=n), seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if state.is_finished:
-            break
-        apply_action(state, int(rng.choice(legal_actions(state))))
-    return state
 
 
 def block(vector: np.ndarray, slot: str) -> np.ndarray:
@@ -39,7 +29,7 @@ def part(vector: np.ndarray, slot: str, name: str) -> np.ndarray:
 
 @pytest.mark.parametrize("n", TABLE_SIZES)
 def test_every_table_size_has_the_same_size_and_the_seats_in_their_slots(n):
-    state = played(n, 60, seed=n)
+    state = played_state(n, 60, seed=n)
     observer = 1
     v1 = encoder("skyjo_v1", n).encode_state(state, observer)
     v0 = decode(encoder("skyjo_v0", n).encode_state(state, observer), n)
@@ -58,7 +48,7 @@ def test_every_table_size_has_the_same_size_and_the_seats_in_their_slots(n):
 
 
 def test_next_and_previous_are_the_neighbours_and_one_opponent_is_both():
-    state = played(5, 80, seed=3)
+    state = played_state(5, 80, seed=3)
     v1 = encoder("skyjo_v1", 5).encode_state(state, 2)
     own_grid = np.array(state.status[2])
     assert slot_seats(5)[:3] == [0, 1, 4]
@@ -67,13 +57,13 @@ def test_next_and_previous_are_the_neighbours_and_one_opponent_is_both():
     assert part(v1, "next", "visible_points")[0] == v0["visible_points"][1]
     assert part(v1, "previous", "visible_points")[0] == v0["visible_points"][4]
     assert own_grid.shape == (12,)
-    two = encoder("skyjo_v1", 2).encode_state(played(2, 30, seed=1), 0)
+    two = encoder("skyjo_v1", 2).encode_state(played_state(2, 30, seed=1), 0)
     assert np.array_equal(block(two, "next"), block(two, "previous"))
 
 
 @pytest.mark.parametrize("n", [2, 4, 8])
 def test_a_view_and_the_state_encode_alike(n):
-    state = played(n, 50, seed=10 + n)
+    state = played_state(n, 50, seed=10 + n)
     coder = encoder("skyjo_v1", n)
     for seat in range(n):
         assert np.array_equal(encode(seat_view(state, seat), coder), coder.encode_state(state, seat))
@@ -81,7 +71,7 @@ def test_a_view_and_the_state_encode_alike(n):
 
 def test_the_batch_encoder_writes_what_the_single_one_does():
     coder = encoder("skyjo_v1", 6)
-    states = [played(6, k * 17, seed=k) for k in range(5)]
+    states = [played_state(6, k * 17, seed=k) for k in range(5)]
     out = coder.encode_states(states, [0, 1, 2, 3, 4], np.full((7, LAYOUT.size), 9.0, np.float32))
     for row, (state, seat) in enumerate(zip(states, range(5))):
         assert np.array_equal(out[row], coder.encode_state(state, seat))

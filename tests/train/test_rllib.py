@@ -115,8 +115,7 @@ def test_a_short_rllib_run_exports_a_policy_file_that_plays(tmp_path):
     import yaml
 
     import agents
-    from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
-    from skyjo_env.engine.view import seat_view
+    from tests.helpers import plays_a_legal_game
 
     config = {
         "name": "rltiny",
@@ -144,13 +143,7 @@ def test_a_short_rllib_run_exports_a_policy_file_that_plays(tmp_path):
     for name in ("config.yaml", "best_model.safetensors", "final_model.safetensors", "eval.json", "warm_start.json"):
         assert (run / name).is_file(), name
     assert (run / "checkpoints" / "latest").is_dir()
-    bot = agents.make(str(run / "final_model.safetensors"))
-    state = new_game(Rules(num_players=2), seed=0)
-    while not state.is_finished:
-        legal = legal_actions(state)
-        action = bot.act(seat_view(state, state.current_player), legal)
-        assert action in legal
-        apply_action(state, action)
+    plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=0)
     resumed = subprocess.run(
         [sys.executable, "-m", "skyjo_env", "train", "--resume", str(run), "--total-timesteps", "3000"],
         cwd=tmp_path, capture_output=True, text=True, check=False, timeout=900,

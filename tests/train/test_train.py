@@ -14,8 +14,9 @@ import yaml
 import agents
 from agents.model_file import load_policy
 from agents.ppo_bot import ModelLoadError, PolicyBot
-from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine import Rules, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
+from tests.helpers import plays_a_legal_game
 from train.plot import end_to_end
 
 TINY = {
@@ -98,16 +99,6 @@ def test_a_new_run_can_start_from_a_models_weights(tiny_run, tmp_path):
     (tmp_path / "wrong.yaml").write_text(yaml.safe_dump(config))
     done = skyjo("train", "--config", "wrong.yaml", cwd=tmp_path)
     assert done.returncode == 2 and "does not fit this config's network" in done.stderr
-
-
-def plays_a_legal_game(bot, seed: int) -> None:
-    """The bot plays every seat of a 2-player game to its end, each action legal."""
-    state = new_game(Rules(num_players=2), seed=seed)
-    while not state.is_finished:
-        legal = legal_actions(state)
-        action = bot.act(seat_view(state, state.current_player), legal)
-        assert action in legal
-        apply_action(state, action)
 
 
 @pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
