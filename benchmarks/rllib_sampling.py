@@ -49,7 +49,7 @@ def main() -> None:
         steps = result[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME] - before
         per_sampling = f"{steps / sampling:,.0f}" if sampling else "n/a"
         print(
-            f"{runners} env runner(s) x {args.envs} games: {steps:,} steps in {wall:.1f} s: "
+            f"{runners} env runner(s) x {args.envs} games: {int(steps):,} steps in {wall:.1f} s: "
             f"{steps / wall:,.0f} learner steps/s overall, {per_sampling} per second of sampling",
             flush=True,
         )
