@@ -27,8 +27,10 @@ whole batch.
 | argument | default | meaning |
 |---|---|---|
 | `num_envs` | (required) | games in the batch |
-| `num_players`, `opponents`, `learner_seat`, `reward`, `episode`, `illegal_reward`, rule options | as `Skyjo-v0` | the same for every game; bot names give each game and seat its own bot, a model path is loaded once and shared (batched), an object is shared by every game |
-| `opponent_factory` | None | instead of `opponents`: `factory(i)` returns game i's N - 1 opponents (training passes league opponents sharing one model cache) |
+| `num_players` | 2 | the table size; or several, `[2, 4]` (even odds) or `{2: 2, 8: 1}` (weights): each game draws its size at every reset (needs `observation="skyjo_v1"`) |
+| `opponents`, `learner_seat`, `reward`, `episode`, `illegal_reward`, rule options | as `Skyjo-v0` | the same for every game; bot names give each game and seat its own bot, a model path is loaded once and shared (batched), an object is shared by every game |
+| `opponent_factory` | None | instead of `opponents`: `factory(i, n)` returns game i's n - 1 opponents at a table of n (training passes league opponents sharing one model cache) |
+| `observation` | `"skyjo_v0"` | the learner's observation, `skyjo_v0` or `skyjo_v1`; each trained opponent is given the one its network reads |
 """
 
 from __future__ import annotations
@@ -159,6 +161,10 @@ class SkyjoBatch:
         if found is None:
             found = self._encoders[key] = encoder(version, n)
         return found
+
+    def opponents(self) -> list[Any]:
+        """Every opponent object of every game, at every table size (a training schedule changes their mix)."""
+        return [bot for tables in self._tables for game in tables.values() for bot in game.opponents]
 
     @property
     def learner_seats(self) -> np.ndarray:

@@ -55,7 +55,7 @@ def make_env_factory(config: TrainConfig, pool_dir: Path, rank: int):
     return _make
 
 
-def build_vec_env(config: TrainConfig, pool_dir: Path, weights: dict[str, float] | None = None):
+def build_vec_env(config: TrainConfig, pool_dir: Path):
     """The rollout envs: `batch` (default) plays all `n_envs` games in this process, opponents in batches
     (`skyjo_env.sb3.SkyjoVecEnv`); `subproc` and `dummy` are SB3's vector envs of `Skyjo-v0` envs."""
     if config.vec_env == "batch":
@@ -63,7 +63,7 @@ def build_vec_env(config: TrainConfig, pool_dir: Path, weights: dict[str, float]
         from train.league import LeagueOpponent, ModelCache
 
         cache = ModelCache(config.pool_size)  # one loaded copy of each snapshot, shared by every game
-        mix = weights or config.opponents
+        mix = config.opponents  # a schedule's stage replaces it at the first rollout (TrainingCallback)
 
         def opponents(i: int, n: int) -> list[LeagueOpponent]:
             return [LeagueOpponent(mix, pool_dir, config.pool_size, cache) for _ in range(n - 1)]
@@ -92,7 +92,7 @@ def league_opponents(env) -> list[Any]:
     batch = getattr(env, "batch", None)
     if batch is None:
         return []
-    return [bot for game in batch.games for bot in game.opponents if hasattr(bot, "set_weights")]
+    return [bot for bot in batch.opponents() if hasattr(bot, "set_weights")]
 
 
 def new_model(config: TrainConfig, env, run_dir: Path):

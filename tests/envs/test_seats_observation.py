@@ -8,6 +8,7 @@ import pytest
 from pettingzoo.test import api_test
 
 import skyjo_env  # noqa: F401  (registers Skyjo-v1)
+from agents import make as make_agent
 from skyjo_env.engine.view import seat_view
 from skyjo_env.observation import decode, encode, encoder, observation_size_of
 from skyjo_env.observation.seats import SEAT_SLOTS, TABLE_SIZES, doc_table_v1, seats_layout, slot_seats
@@ -130,3 +131,15 @@ def test_several_table_sizes_need_the_v1_observation():
         SkyjoBatch(2, num_players={2: -1, 3: 1}, observation="skyjo_v1")
     with pytest.raises(ValueError, match="observation must be one of"):
         gymnasium.make("Skyjo-v0", observation="skyjo_v9")
+
+
+def test_every_table_of_a_mixed_batch_is_made_at_once_with_its_own_opponents():
+    made = []
+
+    def factory(i, n):
+        made.append((i, n))
+        return [make_agent("random") for _ in range(n - 1)]
+
+    batch = SkyjoBatch(3, num_players=[2, 6], opponent_factory=factory, observation="skyjo_v1")
+    assert sorted(made) == [(i, n) for i in range(3) for n in (2, 6)]
+    assert len(batch.opponents()) == 3 * (1 + 5)
