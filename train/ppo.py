@@ -1,11 +1,14 @@
 """MaskablePPO training: `train(config, run_dir)` runs or resumes one run (`skyjo train` calls it).
 
-Trains sb3-contrib's MaskablePPO on the Gymnasium env against the config's opponent
-mix (bots and frozen past checkpoints). The run folder holds the resolved config,
-TensorBoard logs (tb/), checkpoints/ (resume points), pool/ (self-play snapshots),
-metrics.jsonl (periodic evaluations), best_model.zip, final_model.zip (each with a
-pickle-free `.safetensors` copy, `agents.model_file`) and the final evaluation report
-(eval.txt, eval.json, in `skyjo eval`'s format). Ctrl-C saves a checkpoint before it exits.
+Trains sb3-contrib's MaskablePPO against the config's opponent mix (bots and frozen past
+checkpoints): a warm start first (`train.warm_start`, behaviour cloning of a bot), then PPO
+on batched games (`vec_env: batch`, `skyjo_env.sb3.SkyjoVecEnv`; or SB3's vector envs of
+`Skyjo-v0`), the schedule's stages applied as the steps pass. The run folder holds the
+resolved config, TensorBoard logs (tb/), checkpoints/ (resume points), pool/ (self-play
+snapshots, as policy files), metrics.jsonl (periodic evaluations), warm_start.json,
+best_model.zip, final_model.zip (each with a pickle-free `.safetensors` copy,
+`agents.model_file`) and the final evaluation report (eval.txt, eval.json, in `skyjo eval`'s
+format). Ctrl-C saves a checkpoint before it exits.
 """
 
 from __future__ import annotations
