@@ -290,7 +290,7 @@ def new_run_dir(config: TrainConfig) -> Path:
     while run_dir.exists():
         k += 1
         run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}-{k}"
-    for sub in ("checkpoints", "pool", "tb"):
+    for sub in ("checkpoints", "pool", "tb") if config.backend == "sb3" else ("checkpoints",):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(config.to_yaml())
     return run_dir
