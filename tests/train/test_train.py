@@ -324,3 +324,41 @@ def test_the_batch_pipeline_with_a_warm_start_and_a_schedule(tmp_path, capsys):
 
     model = MaskablePPO.load(run / "final_model.zip", device="cpu")
     assert model.ent_coef == 0.0 and model.learning_rate == 1e-5 and model.lr_schedule(1.0) == 1e-5
+
+
+def _recipe_run(tmp_path, name: str, **overrides) -> Path:
+    """configs/NAME.yaml as shipped, made short: one rollout or two, a tiny warm start and evaluation."""
+    from train.config import load_config
+    from train.ppo import new_run_dir, train
+
+    configs = Path(__file__).resolve().parents[2] / "configs"
+    short = {
+        "total_timesteps": 8192,
+        "warm_start": {"bot": "expert", "games": 2, "epochs": 1},
+        "eval_every": 10**9,
+        "eval_games": 2,
+        "final_eval_games": 2,
+        "snapshot_every": 4096,
+        "runs_dir": str(tmp_path / "runs"),
+        **overrides,
+    }
+    config = load_config(configs / f"{name}.yaml", short)
+    run = new_run_dir(config)
+    train(config, run)
+    return run
+
+
+def test_the_2_player_recipe_runs_a_few_thousand_steps(tmp_path):
+    run = _recipe_run(tmp_path, "ppo_2p")
+    assert json.loads((run / "checkpoints" / "state.json").read_text())["num_timesteps"] >= 8192
+    plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=3)
+
+
+@pytest.mark.slow  # the seats network at every table size: a minute
+def test_the_every_size_recipe_runs_a_few_thousand_steps(tmp_path):
+    run = _recipe_run(tmp_path, "ppo_all_sizes", eval_table_sizes=[3, 8])
+    network = load_policy(run / "final_model.safetensors")
+    assert network.architecture == "seats" and network.players == (2, 3, 4, 5, 6, 7, 8)
+    for n in (2, 5, 8):
+        plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=n, num_players=n)
+    assert set(json.loads((run / "eval.json").read_text())) == {"expert@3", "expert@8"}
