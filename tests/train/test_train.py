@@ -34,6 +34,7 @@ TINY = {
     "snapshot_every": 256,
     "opponents": {"random": 0.5, "self": 0.5},
     "final_eval_games": 6,
+    "warm_start": {"bot": "expert", "games": 2, "epochs": 1},
     "device": "cpu",
 }
 
@@ -56,7 +57,15 @@ def tiny_run(tmp_path_factory) -> Path:
 
 @pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_a_run_folder_has_everything(tiny_run):
-    for name in ("config.yaml", "best_model.zip", "final_model.zip", "eval.txt", "eval.json", "metrics.jsonl"):
+    for name in (
+        "config.yaml",
+        "warm_start.json",
+        "best_model.zip",
+        "final_model.zip",
+        "eval.txt",
+        "eval.json",
+        "metrics.jsonl",
+    ):
         assert (tiny_run / name).is_file(), name
     for name in ("best_model", "final_model"):  # the pickle-free copies hold the checkpoints' policy
         exported, checkpoint = load_policy(tiny_run / f"{name}.safetensors"), PolicyBot(tiny_run / f"{name}.zip")
@@ -90,7 +99,7 @@ def test_resume_continues_from_the_checkpoint(tiny_run):
 @pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_a_new_run_can_start_from_a_models_weights(tiny_run, tmp_path):
     config = {**TINY, "total_timesteps": 256, "final_eval_games": 2, "eval_games": 2, "opponents": {"random": 1.0}}
-    config.update(runs_dir=str(tmp_path / "runs"), init_model=str(tiny_run / "final_model.zip"))
+    config.update(warm_start={}, runs_dir=str(tmp_path / "runs"), init_model=str(tiny_run / "final_model.zip"))
     (tmp_path / "warm.yaml").write_text(yaml.safe_dump(config))
     done = skyjo("train", "--config", "warm.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
