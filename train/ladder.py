@@ -13,7 +13,9 @@ seats of a game gets the mean of the two seats' updated ratings. Each size has i
 Per agent and size the report holds the rating `mu`, its uncertainty `sigma`, the
 conservative `ordinal` (mu - 3 sigma, what the table is sorted by), the games played and seats
 held, the wins (a game won by any of its seats; k tied winners 1/k each) and the win share
-(wins / games), next to the fair share (seats held / seats at the table, per game).
+(wins / games), next to the fair share (seats held / seats at the table, per game), and the
+games that hit the turn limit (`max_turns_per_round`: no winner, no ranking; counted in
+`games` and `truncated`, left out of the ratings).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ class LadderGame:
     index: int
     seats: list[int]  # agent index at each seat
     totals: list[int]  # final totals, seat by seat
-    winners: list[int]  # the winning seats
+    winners: list[int]  # the winning seats (none when truncated)
+    truncated: bool = False  # a round reached max_turns_per_round: no result, not rated
 
 
 def seating(num_agents: int, size: int, seed: int, index: int) -> list[int]:
@@ -73,7 +76,8 @@ def play(agent_names: Sequence[str], size: int, seed: int, index: int, bots: dic
     while not state.is_finished:
         seat = state.current_player
         apply_action(state, seat_bots[seat].act(seat_view(state, seat), legal_actions(state)))
-    return LadderGame(size, index, seats, list(state.totals), list(state.winners))
+    truncated = state.is_truncated
+    return LadderGame(size, index, seats, list(state.totals), [] if truncated else list(state.winners), truncated)
 
 
 def _ladder_job(names: list[str], size: int, seed: int, indices: list[int]) -> tuple[list[str], int, int, list[int]]:
@@ -116,21 +120,29 @@ def ladder(
             unplayable = [n for n in sizes if n not in players]
             if unplayable:
                 raise ValueError(f"{name} plays {list(players)} players, not {unplayable}")
-    report: dict[str, Any] = {"agents": names, "games": games, "seed": seed, "sizes": {}}
+    report: dict[str, Any] = {"agents": names, "games": games, "seed": seed, "sizes": {}, "truncated": {}}
     for n in sizes:
         job = functools.partial(_ladder_job, names, n, seed)
         results = play_chunked(_play_chunk, job, games, workers, f"ladder, {n} players", progress)
         results.sort(key=lambda g: g.index)
         report["sizes"][str(n)] = rate(names, results, PlackettLuce())
+        report["truncated"][str(n)] = sum(game.truncated for game in results)
     return report
 
 
 def rate(names: Sequence[str], results: Sequence[LadderGame], model: Any) -> dict[str, dict[str, Any]]:
     """Ratings and counts per agent after `results`, in order."""
     ratings = {name: model.rating(name=name) for name in names}
-    stats = {name: {"games": 0, "seats": 0, "wins": 0.0, "fair_share": 0.0} for name in names}
+    stats = {name: {"games": 0, "seats": 0, "wins": 0.0, "fair_share": 0.0, "truncated": 0} for name in names}
     for game in results:
         seat_names = [names[a] for a in game.seats]
+        if game.truncated:  # no winner and no final ranking: counted, not rated
+            for name in set(seat_names):
+                stats[name]["games"] += 1
+                stats[name]["seats"] += seat_names.count(name)
+                stats[name]["fair_share"] += seat_names.count(name) / game.size
+                stats[name]["truncated"] += 1
+            continue
         ranks = _ranks(game.totals)
         teams = model.rate([[ratings[name]] for name in seat_names], ranks=ranks)
         updated: dict[str, list[Any]] = {}
@@ -159,6 +171,7 @@ def rate(names: Sequence[str], results: Sequence[LadderGame], model: Any) -> dic
             "wins": s["wins"],
             "win_share": s["wins"] / played,
             "fair_share": s["fair_share"] / played,
+            "truncated": s["truncated"],
         }
     return out
 
@@ -173,7 +186,8 @@ def format_report(report: dict[str, Any]) -> str:
     width = max(8, *(len(name) for name in report["agents"]))
     for size, table in report["sizes"].items():
         lines.append("")
-        lines.append(f"{size} players")
+        truncated = report.get("truncated", {}).get(size, 0)
+        lines.append(f"{size} players" + (f" ({truncated} games hit the turn limit: not rated)" if truncated else ""))
         lines.append(
             f"{'agent':<{width}}  {'rating':>7} {'+/-':>6} {'ordinal':>8} {'games':>6} {'win share':>9} {'fair':>6}"
         )

@@ -40,6 +40,18 @@ def test_a_winner_rises_and_two_seats_count_once():
     assert table["a"]["fair_share"] == pytest.approx(1 / 3) and table["b"]["fair_share"] == pytest.approx(2 / 3)
 
 
+def test_a_game_that_hit_the_turn_limit_is_counted_but_not_rated():
+    from openskill.models import PlackettLuce
+
+    played = LadderGame(2, 0, [0, 1], [10, 40], [0])
+    stuck = LadderGame(2, 1, [1, 0], [30, 20], [], truncated=True)
+    table = rate(["a", "b"], [played, stuck], PlackettLuce())
+    alone = rate(["a", "b"], [played], PlackettLuce())
+    assert table["a"]["mu"] == alone["a"]["mu"] and table["b"]["sigma"] == alone["b"]["sigma"]
+    assert table["a"]["games"] == 2 and table["a"]["truncated"] == 1 and table["a"]["wins"] == 1
+    assert table["b"]["win_share"] == 0.0
+
+
 def test_a_tiny_ladder_ranks_the_bots_and_replays(tmp_path):
     report = ladder(["random", "greedy", "expert"], [2, 4], games=30, seed=3, workers=1, progress=False)
     assert set(report["sizes"]) == {"2", "4"}
