@@ -46,7 +46,6 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from agents import available as available_bots
 from agents import make as make_agent
 from agents.base import acting_policy
 from skyjo_env.engine import NUM_ACTIONS, IllegalActionError, Rules, action_mask, legal_actions
@@ -372,17 +371,18 @@ def _opponent_factory(opponents: Sequence[Any] | str | None) -> Callable[[int, i
     elif isinstance(opponents, str) or not isinstance(opponents, Sequence):
         opponents = [opponents]
     entries = list(opponents)
-    bots = set(available_bots())
     shared: dict[str, Any] = {}
     for entry in entries:
-        if isinstance(entry, str) and entry not in bots and entry not in shared:
-            shared[entry] = make_agent(entry)  # a model file: load it once
+        if isinstance(entry, str) and entry not in shared:
+            probe = make_agent(entry)
+            if hasattr(probe, "act_batch"):  # a trained policy (`ppo`, a model file): one object for every game
+                shared[entry] = probe
 
     def factory(i: int, n: int) -> list[Any]:
         seats = entries * (n - 1) if len(entries) == 1 else entries
         if len(seats) != n - 1:
             raise ValueError(f"opponents must hold 1 or {n - 1} entries for {n} players, got {len(entries)}")
-        return [(make_agent(e) if e in bots else shared[e]) if isinstance(e, str) else make_agent(e) for e in seats]
+        return [shared[e] if isinstance(e, str) and e in shared else make_agent(e) for e in seats]
 
     return factory
 

@@ -45,7 +45,6 @@ class LeagueOpponent:
 
     def set_weights(self, weights: dict[str, float]) -> None:
         """Change the mix (a training schedule's new stage); it applies from the next game (`reset`)."""
-        from agents import make
 
         if SELF in weights and self.pool_dir is None:
             raise ValueError("the 'self' opponent needs a pool directory of checkpoints")
@@ -54,7 +53,7 @@ class LeagueOpponent:
         self.p = p / p.sum()
         for m in self.members:
             if m != SELF and m not in self.bots:
-                self.bots[m] = make(m)
+                self.bots[m] = self._models.member(m)
 
     def pool(self) -> list[Path]:
         if self.pool_dir is None or not self.pool_dir.exists():
@@ -79,9 +78,7 @@ class LeagueOpponent:
         self.current.reset(None if seed is None else seed + 1)
 
     def _bot(self, name: str) -> Any:
-        from agents import make
-
-        self.bots[name] = make(name)
+        self.bots[name] = self._models.member(name)
         return self.bots[name]
 
     def _load(self, path: Path) -> Any:
@@ -97,11 +94,25 @@ class LeagueOpponent:
 
 
 class ModelCache:
-    """Loaded snapshots of the pool (`PolicyBot`s, deterministic), the `size` most recently used kept."""
+    """Loaded snapshots of the pool (`PolicyBot`s, deterministic), the `size` most recently used kept;
+    and the trained policies named in the mix (`ppo`, a model file), each loaded once for all."""
 
     def __init__(self, size: int) -> None:
         self.size = max(1, size)
         self._bots: OrderedDict[Path, Any] = OrderedDict()
+        self._named: dict[str, Any] = {}
+
+    def member(self, name: str) -> Any:
+        """The bot for a mix's member: a new one for a heuristic bot (each game keeps its own state), the
+        shared object for a trained policy (stateless, so the games waiting on it share one forward pass)."""
+        from agents import make
+
+        if name in self._named:
+            return self._named[name]
+        bot = make(name)
+        if hasattr(bot, "act_batch"):
+            self._named[name] = bot
+        return bot
 
     def get(self, path: Path) -> Any:
         from agents.ppo_bot import PolicyBot

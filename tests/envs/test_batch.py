@@ -130,6 +130,22 @@ def test_games_waiting_on_one_policy_get_their_moves_from_one_call():
     assert policy.calls and max(policy.calls) == 8 and sum(policy.calls) >= 3 * 8
 
 
+def test_a_trained_opponent_is_one_object_for_every_game_and_bots_are_one_per_game():
+    for trained in ("ppo", str(SHIPPED_MODEL)):  # by name and by path
+        batch = SkyjoBatch(4, num_players=2, opponents=[trained])
+        assert len({id(bot) for bot in batch.opponents()}) == 1 and hasattr(batch.opponents()[0], "act_batch")
+    batch = SkyjoBatch(4, num_players=3, opponents=["greedy", "random"])
+    assert len({id(bot) for bot in batch.opponents()}) == 8, "a heuristic bot keeps per-game state"
+
+
+def test_league_members_that_are_trained_policies_are_shared_through_the_cache():
+    from train.league import LeagueOpponent, ModelCache
+
+    cache = ModelCache(4)
+    first, second = (LeagueOpponent({"ppo": 1.0, "greedy": 1.0}, cache=cache) for _ in range(2))
+    assert first.bots["ppo"] is second.bots["ppo"] and first.bots["greedy"] is not second.bots["greedy"]
+
+
 def test_bad_actions_are_refused_and_illegal_ones_end_the_episode():
     batch = SkyjoBatch(3, num_players=2, opponents=["random"])
     batch.reset(seed=1)
