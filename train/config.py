@@ -171,10 +171,6 @@ class TrainConfig:
             f"best_against must be one of eval_opponents {self.eval_opponents}, got {self.best_against!r}",
         )
         require(bool(self.eval_opponents), "eval_opponents must name at least one bot")
-        require(
-            self.init_model == "" or Path(self.init_model).is_file(),
-            f"init_model {self.init_model!r} is not a file",
-        )
         try:
             self.game_rules()
         except (TypeError, ValueError) as e:
@@ -214,6 +210,16 @@ class TrainConfig:
             self.vec_env == "batch" or not any("opponents" in stage for stage in self.schedule),
             f"a schedule that changes the opponents needs vec_env: batch (got {self.vec_env!r})",
         )
+        require(
+            self.vec_env == "batch" or not self.table_sizes,
+            f"table_sizes needs vec_env: batch (the {self.vec_env} pipeline plays num_players only)",
+        )
+        for where, names in (
+            ("opponents", self.opponent_names()),
+            ("eval_opponents", set(self.eval_opponents)),
+        ):
+            for name in sorted(names):
+                _check_agent_name(where, name, self_play=where == "opponents")
 
     def _checked_warm_start(self) -> dict[str, Any]:
         """warm_start with its defaults filled in, or {} for none."""
@@ -303,6 +309,23 @@ class TrainConfig:
                 values.update({k: v for k, v in stage.items() if k != "from_step"})
         return values
 
+    def check_start(self) -> None:
+        """What only a new run needs (a resume never reads init_model): init_model is a file."""
+        if self.init_model and not Path(self.init_model).is_file():
+            raise ConfigError(f"init_model {self.init_model!r} is not a file")
+
+    def check_resume(self, saved: TrainConfig) -> None:
+        """Refuse overrides that a checkpoint cannot take: the fields that shape its network."""
+        fixed = ["backend", "policy", "net_arch", "seat_arch", "activation", "observation"]
+        if saved.observation != SEATS_VERSION:
+            fixed.append("num_players")  # the skyjo_v0 observation's size depends on it
+        changed = [key for key in fixed if getattr(self, key) != getattr(saved, key)]
+        if changed:
+            was = ", ".join(f"{key}: {getattr(saved, key)!r}" for key in changed)
+            raise ConfigError(
+                f"a resumed run keeps its network: {', '.join(changed)} cannot change (the run has {was})"
+            )
+
     def opponent_names(self) -> set[str]:
         """Every opponent the run may meet, over all its stages."""
         names = set(self.opponents)
@@ -342,6 +365,21 @@ class TrainConfig:
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(asdict(self), sort_keys=False)
+
+
+def _check_agent_name(where: str, name: str, self_play: bool) -> None:
+    """A bot's name, `self` (frozen past selves; opponents only) or an existing model file; else a ConfigError."""
+    if name in available_bots() or (self_play and name == "self"):
+        return
+    if name.endswith((".safetensors", ".zip")) or "/" in name:
+        if not Path(name).is_file():
+            raise ConfigError(f"{where}: the model file {name!r} does not exist")
+        return
+    extra = ", 'self' (frozen past selves)" if self_play else ""
+    raise ConfigError(
+        f"{where}: unknown opponent {name!r}; one of {', '.join(available_bots())}{extra}, "
+        "or a model file (.safetensors, .zip)"
+    )
 
 
 def _check_weights(name: str, weights: dict[str, float], what: str = "opponent") -> None:

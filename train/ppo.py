@@ -154,7 +154,9 @@ class RunState:
             "next_snapshot": self.next_snapshot,
             "last_eval": self.last_eval,
         }
-        self.path.write_text(json.dumps(data, indent=2) + "\n")
+        tmp = self.path.with_name(self.path.name + ".tmp")  # a stop mid-write keeps the last state whole
+        tmp.write_text(json.dumps(data, indent=2) + "\n")
+        tmp.replace(self.path)
 
 
 def evaluate_model(model_path: Path, config: TrainConfig, games: int, seed: int) -> dict[str, dict[str, Any]]:
@@ -284,6 +286,8 @@ def save_checkpoint(model, run_dir: Path, state: RunState) -> None:
 
 
 def new_run_dir(config: TrainConfig) -> Path:
+    """A new, empty run folder `runs_dir/name-time` with the config in it (once the config can start)."""
+    config.check_start()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}"
     k = 1
@@ -324,8 +328,10 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     env = build_vec_env(config, run_dir / "pool")
     if resume:
         model = MaskablePPO.load(latest, env=env, device=config.device, tensorboard_log=str(run_dir / "tb"))
+        (run_dir / "config.yaml").write_text(config.to_yaml())  # the overrides hold from here on
         print(f"resuming {run_dir} at step {model.num_timesteps:,}")
     else:
+        config.check_start()
         model = new_model(config, env, run_dir)
         if config.init_model:
             try:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.model_file import PolicyNetwork, load_policy, save_policy
+from agents.model_file import ModelLoadError, PolicyNetwork, load_policy, save_policy
 from skyjo_env.observation import OBSERVATION_VERSION, observation_size
 from train.config import ConfigError, TrainConfig
 
@@ -123,6 +123,26 @@ def _set_module_weights(algo: Any, update: dict[str, np.ndarray]) -> None:
     algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
 
 
+def _init_network(config: TrainConfig) -> PolicyNetwork:
+    """init_model's network, refused unless it fits the config (observation, players, activation)."""
+    config.check_start()
+    try:
+        network = load_policy(config.init_model)
+    except ModelLoadError as e:
+        raise ConfigError(f"init_model: {e}") from None
+    wanted = {"observation": OBSERVATION_VERSION, "activation": config.activation, "architecture": "mlp"}
+    for key, value in wanted.items():
+        if getattr(network, key) != value:
+            raise ConfigError(
+                f"init_model {config.init_model} has {key} {getattr(network, key)!r}; this run needs {value!r}"
+            )
+    if config.num_players not in network.players:
+        raise ConfigError(
+            f"init_model {config.init_model} plays {list(network.players)} players, not {config.num_players}"
+        )
+    return network
+
+
 def _actor_update(network: PolicyNetwork, config: TrainConfig) -> dict[str, np.ndarray]:
     actor, _ = _layer_keys(len(config.net_arch))
     if len(network.weights) != len(actor):
@@ -208,8 +228,12 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
     rl = config.rllib
     address = address or rl["address"] or None
     checkpoint = run_dir / "checkpoints" / CHECKPOINT
+    swapped_out = checkpoint.with_name(CHECKPOINT + ".old")
+    if resume and not checkpoint.exists() and swapped_out.exists():  # stopped between the two renames of a save
+        swapped_out.rename(checkpoint)
     if resume and not checkpoint.exists():
         raise ConfigError(f"{run_dir} has no RLlib checkpoint to resume from ({checkpoint} is missing)")
+    init = _init_network(config) if config.init_model and not resume else None  # refused before Ray starts
     ray.init(
         address=address,
         num_cpus=None if address or not rl["num_cpus"] else rl["num_cpus"],
@@ -225,9 +249,10 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
         if resume:
             algo.restore_from_path(str(checkpoint.resolve()))
             steps = json.loads((run_dir / "checkpoints" / STATE).read_text()).get("num_timesteps", 0)
+            (run_dir / "config.yaml").write_text(config.to_yaml())  # the overrides hold from here on
             print(f"resuming {run_dir} at step {steps:,}")
-        elif config.init_model:
-            _set_module_weights(algo, _actor_update(load_policy(config.init_model), config))
+        elif init is not None:
+            _set_module_weights(algo, _actor_update(init, config))
             print(f"starting from the weights of {config.init_model}")
         elif config.warm_start:
             warm_start(algo, config, run_dir)
@@ -273,7 +298,17 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
 
 
 def _checkpoint(algo: Any, run_dir: Path, state: Any, steps: int) -> None:
-    algo.save_to_path(str((run_dir / "checkpoints" / CHECKPOINT).resolve()))  # RLlib takes absolute paths
+    """Save RLlib's checkpoint beside the last one, then swap it in: a stop mid-save keeps the last one whole."""
+    import shutil
+
+    latest = (run_dir / "checkpoints" / CHECKPOINT).resolve()  # RLlib takes absolute paths
+    fresh, old = latest.with_name(CHECKPOINT + ".new"), latest.with_name(CHECKPOINT + ".old")
+    shutil.rmtree(fresh, ignore_errors=True)
+    algo.save_to_path(str(fresh))
+    if latest.exists():
+        latest.rename(old)
+    fresh.rename(latest)
+    shutil.rmtree(old, ignore_errors=True)
     state.save(steps)
 
 

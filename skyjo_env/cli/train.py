@@ -52,18 +52,20 @@ def run_from_args(args: argparse.Namespace) -> int:
             if not (run_dir / "config.yaml").exists():
                 raise ConfigError(f"{run_dir} is not a run folder (no config.yaml)")
             config = load_config(run_dir / "config.yaml", overrides)
-            (run_dir / "config.yaml").write_text(config.to_yaml())
+            config.check_resume(load_config(run_dir / "config.yaml"))
         else:
             config = load_config(args.config, overrides)
+        # what can be refused is refused before a run folder is made
+        train_rllib = _rllib_trainer() if config.backend == "rllib" else None
+        if args.address and train_rllib is None:
+            raise ConfigError("--address is for the rllib backend (--backend rllib)")
+        if not args.resume:
             run_dir = new_run_dir(config)
             print(f"run folder: {run_dir}")
-        if config.backend == "rllib":
-            train_rllib = _rllib_trainer()
+        if train_rllib is not None:
             train_rllib(config, run_dir, resume=bool(args.resume), address=args.address)
         else:
-            if args.address:
-                raise ConfigError("--address is for the rllib backend (--backend rllib)")
-            train(config, run_dir, resume=bool(args.resume))
+            train(config, run_dir, resume=bool(args.resume))  # on a resume, rewrites config.yaml once loaded
     except ConfigError as e:
         raise CommandError(str(e)) from None
     except KeyboardInterrupt:

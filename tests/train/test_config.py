@@ -62,6 +62,16 @@ def test_every_field_has_help_text():
             {"vec_env": "subproc", "schedule": [{"from_step": 5, "opponents": {"expert": 1}}]},
             "a schedule that changes the opponents needs vec_env: batch",
         ),
+        (
+            {"vec_env": "dummy", "observation": "skyjo_v1", "table_sizes": {2: 1, 4: 1}},
+            "table_sizes needs vec_env: batch (the dummy pipeline plays num_players only)",
+        ),
+        ({"opponents": {"expret": 1.0}}, "opponents: unknown opponent 'expret'; one of expert, greedy, ppo, random"),
+        (
+            {"schedule": [{"from_step": 5, "opponents": {"runs/x/best.zip": 1.0}}]},
+            "opponents: the model file 'runs/x/best.zip' does not exist",
+        ),
+        ({"eval_opponents": ["self"]}, "eval_opponents: unknown opponent 'self'"),
     ],
 )
 def test_bad_config_files_name_the_problem(tmp_path, content, message):
@@ -119,3 +129,21 @@ def test_a_warm_start_gets_its_defaults_and_excludes_init_model(tmp_path):
     with pytest.raises(ConfigError, match="give warm_start or init_model, not both"):
         TrainConfig(init_model=str(model))
     assert TrainConfig(init_model=str(model), warm_start={}).init_model == str(model)
+
+
+def test_init_model_must_exist_to_start_a_run_but_not_to_resume_one(tmp_path):
+    from train.ppo import new_run_dir
+
+    config = TrainConfig(init_model=str(tmp_path / "moved.zip"), warm_start={}, runs_dir=str(tmp_path / "runs"))
+    with pytest.raises(ConfigError, match="init_model .*moved.zip' is not a file"):
+        new_run_dir(config)
+    assert not (tmp_path / "runs").exists(), "no run folder for a run that cannot start"
+
+
+def test_a_resume_keeps_the_network_and_takes_other_overrides():
+    saved = TrainConfig(net_arch=[64, 64])
+    TrainConfig(net_arch=[64, 64], total_timesteps=10**7, learning_rate=1e-5).check_resume(saved)
+    with pytest.raises(ConfigError, match=r"net_arch cannot change \(the run has net_arch: \[64, 64\]\)"):
+        TrainConfig(net_arch=[32]).check_resume(saved)
+    with pytest.raises(ConfigError, match="num_players cannot change"):
+        TrainConfig(net_arch=[64, 64], num_players=3).check_resume(saved)

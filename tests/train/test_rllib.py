@@ -1,7 +1,7 @@
 """The RLlib backend: the multi-agent env, the masking RLModule, a short run on local Ray (slow), the missing extra.
 
 Ray pins its own gymnasium, so CI runs these in a venv of their own (.ci/run); without Ray
-only the missing-extra test runs.
+only the missing-extra and the init_model tests run.
 """
 
 from __future__ import annotations
@@ -25,6 +25,29 @@ def test_the_rllib_backend_without_ray_names_the_extra(tmp_path):
     )  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "pip install 'skyjo-rl[rllib]'" in done.stderr.strip().splitlines()[-1]
+
+
+def test_init_model_must_fit_the_run_and_is_checked_before_ray_starts(tmp_path):
+    from agents.model_file import PolicyNetwork, save_policy
+    from skyjo_env.observation import OBSERVATION_VERSION, observation_size
+    from train.config import ConfigError, TrainConfig
+    from train.rllib_train import _init_network
+
+    rng = np.random.default_rng(0)
+    size = observation_size(2)
+    layers = [(rng.normal(size=(8, size)).astype(np.float32), np.zeros(8, np.float32)),
+              (rng.normal(size=(26, 8)).astype(np.float32), np.zeros(26, np.float32))]  # fmt: skip
+    relu = save_policy(PolicyNetwork(layers, "relu", [2], OBSERVATION_VERSION), tmp_path / "relu.safetensors")
+    config = TrainConfig(backend="rllib", init_model=str(relu), warm_start={}, net_arch=[8])
+    with pytest.raises(ConfigError, match="has activation 'relu'; this run needs 'tanh'"):
+        _init_network(config)
+    assert _init_network(
+        TrainConfig(backend="rllib", init_model=str(relu), warm_start={}, net_arch=[8], activation="relu")
+    )
+    broken = tmp_path / "broken.safetensors"
+    broken.write_bytes(b"not a policy file")
+    with pytest.raises(ConfigError, match="^init_model: "):
+        _init_network(TrainConfig(backend="rllib", init_model=str(broken), warm_start={}))
 
 
 def play_randomly(env, episodes: int, seed: int):
@@ -143,6 +166,7 @@ def test_a_short_rllib_run_exports_a_policy_file_that_plays(tmp_path):
     for name in ("config.yaml", "best_model.safetensors", "final_model.safetensors", "eval.json", "warm_start.json"):
         assert (run / name).is_file(), name
     assert (run / "checkpoints" / "latest").is_dir()
+    assert sorted(p.name for p in (run / "checkpoints").iterdir() if p.name.startswith("latest")) == ["latest"]
     plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=0)
     resumed = subprocess.run(
         [sys.executable, "-m", "skyjo_env", "train", "--resume", str(run), "--total-timesteps", "3000"],

@@ -229,6 +229,17 @@ def test_bad_training_config_is_a_clear_cli_error(tmp_path):
     assert done.returncode == 2 and "is not a run folder" in done.stderr
 
 
+def test_a_resume_that_would_change_the_network_leaves_the_run_as_it_was(tmp_path):
+    from train.config import TrainConfig
+
+    saved = TrainConfig(net_arch=[32, 32]).to_yaml()
+    (tmp_path / "config.yaml").write_text(saved)
+    done = skyjo("train", "--resume", str(tmp_path), "--net-arch", "[64]", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "a resumed run keeps its network: net_arch cannot change" in done.stderr
+    assert (tmp_path / "config.yaml").read_text() == saved
+
+
 @pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_ctrl_c_saves_a_checkpoint_that_resumes(tmp_path):
     import os
