@@ -24,7 +24,7 @@ from typing import Any
 
 from agents.model_file import save_policy
 from agents.sb3_model import network_from_model
-from train.config import TrainConfig
+from train.config import ConfigError, TrainConfig
 from train.ppo import build_vec_env, new_model, set_threads, snapshot_path, uses_self_play
 
 #: The pipeline before the batched one: SubprocVecEnv with this many envs (the 2-player recipes' value).
@@ -43,6 +43,11 @@ class PipelineSpeed:
 def pipeline_configs(config: TrainConfig) -> dict[str, TrainConfig]:
     """The config as given (its first stage: the schedule is left out), in SB3's subprocess envs with the
     same rollout size, and in the batch pipeline."""
+    if config.table_sizes:
+        raise ConfigError(
+            "skyjo bench train compares the pipelines at one table size, and the subproc one plays num_players "
+            f"only; this config mixes table_sizes {config.table_sizes}: bench a copy of it with one num_players and no table_sizes"
+        )
     rollout = config.n_envs * config.n_steps
     config = replace(config, schedule=[], warm_start={})
     return {
@@ -57,7 +62,7 @@ def measure(config: TrainConfig, steps: int, repeats: int = 3) -> PipelineSpeed:
     with tempfile.TemporaryDirectory() as folder:
         run_dir = Path(folder)
         (run_dir / "pool").mkdir()
-        env = build_vec_env(replace(config, device="cpu") if config.device == "auto" else config, run_dir / "pool")
+        env = build_vec_env(config, run_dir / "pool")
         try:
             model = new_model(config, env, run_dir)
             if uses_self_play(config):

@@ -179,7 +179,7 @@ def _bench_train(args: argparse.Namespace) -> int:
         raise CommandError("--steps and --repeats must be at least 1")
     try:
         config = load_config(args.config)
+        compare(config, args.steps, args.repeats)
     except ConfigError as e:
         raise CommandError(str(e)) from None
-    compare(config, args.steps, args.repeats)
     return 0
