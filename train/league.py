@@ -45,7 +45,6 @@ class LeagueOpponent:
 
     def set_weights(self, weights: dict[str, float]) -> None:
         """Change the mix (a training schedule's new stage); it applies from the next game (`reset`)."""
-
         if SELF in weights and self.pool_dir is None:
             raise ValueError("the 'self' opponent needs a pool directory of checkpoints")
         self.members = list(weights)

@@ -325,13 +325,14 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     latest = run_dir / "checkpoints" / LATEST
     if resume and not latest.exists():
         raise ConfigError(f"{run_dir} has no checkpoint to resume from ({latest} is missing)")
+    if not resume:
+        config.check_start()
     env = build_vec_env(config, run_dir / "pool")
     if resume:
         model = MaskablePPO.load(latest, env=env, device=config.device, tensorboard_log=str(run_dir / "tb"))
         (run_dir / "config.yaml").write_text(config.to_yaml())  # the overrides hold from here on
         print(f"resuming {run_dir} at step {model.num_timesteps:,}")
     else:
-        config.check_start()
         model = new_model(config, env, run_dir)
         if config.init_model:
             try:

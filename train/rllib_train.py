@@ -303,7 +303,8 @@ def _checkpoint(algo: Any, run_dir: Path, state: Any, steps: int) -> None:
 
     latest = (run_dir / "checkpoints" / CHECKPOINT).resolve()  # RLlib takes absolute paths
     fresh, old = latest.with_name(CHECKPOINT + ".new"), latest.with_name(CHECKPOINT + ".old")
-    shutil.rmtree(fresh, ignore_errors=True)
+    for leftover in (fresh, old) if latest.exists() else (fresh,):  # a stop mid-swap leaves only `old` whole
+        shutil.rmtree(leftover, ignore_errors=True)
     algo.save_to_path(str(fresh))
     if latest.exists():
         latest.rename(old)

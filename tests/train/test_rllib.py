@@ -50,6 +50,30 @@ def test_init_model_must_fit_the_run_and_is_checked_before_ray_starts(tmp_path):
         _init_network(TrainConfig(backend="rllib", init_model=str(broken), warm_start={}))
 
 
+def test_a_checkpoint_is_swapped_in_whole_even_after_a_stop_mid_swap(tmp_path):
+    from train.ppo import RunState
+    from train.rllib_train import _checkpoint
+
+    class FakeAlgo:
+        saves = 0
+
+        def save_to_path(self, path):
+            self.saves += 1
+            (tmp_path / "checkpoints" / path).mkdir()
+            (tmp_path / "checkpoints" / path / "state").write_text(str(self.saves))
+
+    (tmp_path / "checkpoints").mkdir()
+    algo, state = FakeAlgo(), RunState(tmp_path / "checkpoints" / "state.json")
+    _checkpoint(algo, tmp_path, state, 10)
+    _checkpoint(algo, tmp_path, state, 20)
+    names = sorted(p.name for p in (tmp_path / "checkpoints").iterdir())
+    assert names == ["latest", "state.json"] and (tmp_path / "checkpoints" / "latest" / "state").read_text() == "2"
+    (tmp_path / "checkpoints" / "latest.old").mkdir()  # what a stop after the swap, before the clean-up, leaves
+    _checkpoint(algo, tmp_path, state, 30)
+    assert (tmp_path / "checkpoints" / "latest" / "state").read_text() == "3"
+    assert not (tmp_path / "checkpoints" / "latest.old").exists()
+
+
 def play_randomly(env, episodes: int, seed: int):
     """Masked random play; per episode, the rewards each agent received and the env's final state."""
     rng = np.random.default_rng(seed)
