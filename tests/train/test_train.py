@@ -276,26 +276,24 @@ def test_ctrl_c_saves_a_checkpoint_that_resumes(tmp_path):
     assert steps > 0 and (run / "checkpoints" / "latest.zip").exists()
 
 
+def _in_process_run(tmp_path: Path, **overrides):
+    """TINY with `overrides`, short evaluations and snapshots every 128 steps: (config, new run folder, overrides)."""
+    from train.config import load_config
+    from train.ppo import new_run_dir
+
+    overrides = {**TINY, "snapshot_every": 128, "final_eval_games": 2, "eval_games": 2, **overrides}
+    overrides["runs_dir"] = str(tmp_path / "runs")
+    config = load_config(None, overrides)
+    return config, new_run_dir(config), overrides
+
+
 def test_train_in_process_writes_a_run_folder_that_resumes(tmp_path):
     """The library path of `skyjo train`, in this process: run folder, models, report; then a resume adds steps."""
     from train.config import load_config
-    from train.ppo import new_run_dir, train
+    from train.ppo import train
 
-    overrides = {
-        **TINY,
-        "total_timesteps": 256,
-        "n_envs": 1,
-        "vec_env": "dummy",
-        "n_steps": 128,
-        "eval_every": 128,
-        "checkpoint_every": 128,
-        "snapshot_every": 128,
-        "final_eval_games": 2,
-        "eval_games": 2,
-        "runs_dir": str(tmp_path / "runs"),
-    }
-    config = load_config(None, overrides)
-    run = new_run_dir(config)
+    overrides = {"total_timesteps": 256, "n_envs": 1, "vec_env": "dummy", "n_steps": 128, "eval_every": 128}
+    config, run, overrides = _in_process_run(tmp_path, checkpoint_every=128, **overrides)
     final = train(config, run)
     assert final.is_file()
     for name in ("config.yaml", "best_model.zip", "eval.txt", "eval.json", "metrics.jsonl"):
@@ -313,26 +311,15 @@ def test_train_in_process_writes_a_run_folder_that_resumes(tmp_path):
 def test_the_batch_pipeline_with_a_warm_start_and_a_schedule(tmp_path, capsys):
     """The default pipeline (`vec_env: batch`): a warm start from expert, then a schedule that brings in
     self-play and changes the learning rate and entropy bonus at step 256."""
-    from train.config import load_config
-    from train.ppo import new_run_dir, train
+    from train.ppo import train
 
-    overrides = {
-        **TINY,
-        "total_timesteps": 512,
-        "vec_env": "batch",
-        "n_envs": 8,
-        "n_steps": 32,
-        "opponents": {"greedy": 1.0},
-        "warm_start": {"bot": "expert", "games": 4, "epochs": 1},
-        "schedule": [{"from_step": 256, "opponents": {"self": 1.0}, "learning_rate": 1e-5, "ent_coef": 0.0}],
-        "eval_every": 512,
-        "snapshot_every": 128,
-        "final_eval_games": 2,
-        "eval_games": 2,
-        "runs_dir": str(tmp_path / "runs"),
-    }
-    config = load_config(None, overrides)
-    run = new_run_dir(config)
+    config, run, _ = _in_process_run(
+        tmp_path,
+        total_timesteps=512, vec_env="batch", n_envs=8, n_steps=32, eval_every=512,
+        opponents={"greedy": 1.0},
+        warm_start={"bot": "expert", "games": 4, "epochs": 1},
+        schedule=[{"from_step": 256, "opponents": {"self": 1.0}, "learning_rate": 1e-5, "ent_coef": 0.0}],
+    )  # fmt: skip
     train(config, run)
     out = capsys.readouterr().out
     assert "warm start from expert:" in out and "step 256: opponents self 1" in out
