@@ -103,9 +103,24 @@ class AgentChoice:
     error: str | None = None  # why it cannot be loaded, once tried
 
     @property
-    def num_players(self) -> int | None:
-        """The table size a trained model was made for; None for a bot that plays any size."""
-        return getattr(self.prototype, "num_players", None)
+    def players(self) -> tuple[int, ...] | None:
+        """The table sizes a trained model plays (one, or 2..8 for a seats network); None for a bot that plays any."""
+        sizes = getattr(self.prototype, "players", None)  # a PolicyBot's table sizes
+        if sizes is None:  # another model may say its one size
+            size = getattr(self.prototype, "num_players", None)
+            sizes = None if size is None else (size,)
+        return None if sizes is None else tuple(sizes)
+
+    def plays(self, num_players: int) -> bool:
+        return self.players is None or num_players in self.players
+
+
+def _sizes(players: Sequence[int]) -> str:
+    """`2`, `2, 4` or `2-8`: a model's table sizes, for messages."""
+    run = list(range(players[0], players[-1] + 1))
+    if len(players) > 2 and list(players) == run:
+        return f"{players[0]}-{players[-1]}"
+    return ", ".join(str(n) for n in players)
 
 
 class Roster:
@@ -163,10 +178,10 @@ class Roster:
         self._load(choice)
         if choice.prototype is None:
             raise BadRequest(f"opponent {choice_id!r} is not available: {choice.error}")
-        size = choice.num_players
-        if size is not None and size != num_players:
+        if choice.players is not None and not choice.plays(num_players):
             raise BadRequest(
-                f"opponent {choice_id!r} was trained for {size} players; this table has {num_players} seats"
+                f"opponent {choice_id!r} was trained for {_sizes(choice.players)} players; "
+                f"this table has {num_players} seats"
             )
         bot = copy.deepcopy(choice.prototype)
         bot.reset(seed)
@@ -178,7 +193,7 @@ class Roster:
                 "id": c.id,
                 "summary": c.summary,
                 "from_file": c.from_file,
-                "players": c.num_players,
+                "players": None if c.players is None else list(c.players),
                 "loaded": c.prototype is not None,
                 "error": c.error,
             }
@@ -197,9 +212,9 @@ class Roster:
             bot = choice.prototype
             if bot is None or not (hasattr(bot, "action_logits") or hasattr(bot, "logits")):
                 continue
-            if choice.num_players == num_players:
+            if choice.players is not None and num_players in choice.players:
                 return bot, choice.id
-            sizes.append(f"{choice.id}: {choice.num_players} players")
+            sizes.append(f"{choice.id}: {_sizes(choice.players or ())} players")
         if not sizes:
             reasons = [f"{c.id}: {c.error}" for c in candidates if c.error]
             return None, "no hint model is loaded" + (f" ({'; '.join(reasons)})" if reasons else "")

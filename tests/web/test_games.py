@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents.ppo_bot import SHIPPED_MODEL
-from skyjo_env.engine import REVEAL_FIRST, Rules
+from skyjo_env.engine import REVEAL_FIRST, Rules, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.web.games import (
     AgentChoice,
@@ -60,12 +60,28 @@ def test_a_model_given_at_start_is_offered_by_its_file_name(tmp_path):
     roster = Roster([str(tmp_path / "a" / "mine.safetensors"), str(tmp_path / "b" / "mine.safetensors"), "greedy"])
     assert {"mine.safetensors", "mine.safetensors#2"} <= set(roster.choices)
     listed = {a["id"]: a for a in roster.describe()}
-    assert listed["mine.safetensors"]["players"] == 2 and listed["mine.safetensors"]["from_file"]
+    assert listed["mine.safetensors"]["players"] == [2] and listed["mine.safetensors"]["from_file"]
     bot = roster.make("mine.safetensors", 2, seed=3)
     assert bot is not roster.choices["mine.safetensors"].prototype
     with pytest.raises(BadRequest, match="trained for 2 players; this table has 4 seats"):
         roster.make("mine.safetensors", 4, seed=3)
     assert roster.hint_model(2)[1] == "ppo"  # the shipped agent comes first
+
+
+def test_a_model_for_every_table_size_plays_and_hints_at_each(tmp_path):
+    from agents.model_file import save_policy
+    from tests.agents.test_seats_network import seats_network
+
+    path = save_policy(seats_network(), tmp_path / "every.safetensors")
+    roster = Roster([str(path)])
+    assert {a["id"]: a for a in roster.describe()}["every.safetensors"]["players"] == [2, 3, 4, 5, 6, 7, 8]
+    for n in (3, 8):
+        roster.make("every.safetensors", n, seed=1)
+        bot, name = roster.hint_model(n)
+        assert name == "every.safetensors" and bot is not None
+        state = new_game(Rules(num_players=n), seed=2)
+        legal = legal_actions(state)
+        assert sum(policy_probabilities(bot, seat_view(state, 0), legal).values()) == pytest.approx(1.0)
 
 
 def test_agents_that_cannot_be_loaded_fail_at_start(tmp_path):

@@ -130,8 +130,8 @@ function buildSeatChoices() {
   for (let k = 0; k < n - 1; k++) {
     const select = el("select", { class: "opponent", "aria-label": `Opponent ${k + 1}` });
     for (const agent of ui.options.agents) {
-      const wrongSize = agent.players !== null && agent.players !== n;
-      const note = agent.error ? " (unavailable)" : wrongSize ? ` (${agent.players} players only)` : "";
+      const wrongSize = agent.players !== null && !agent.players.includes(n);
+      const note = agent.error ? " (unavailable)" : wrongSize ? ` (${agent.players.join(", ")} players only)` : "";
       select.append(el("option", { value: agent.id, text: agent.id + note, disabled: Boolean(agent.error) || wrongSize, title: agent.error || agent.summary }));
     }
     const wanted = previous[k] || "expert";
