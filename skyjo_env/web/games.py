@@ -117,6 +117,8 @@ class AgentChoice:
 
 def _sizes(players: Sequence[int]) -> str:
     """`2`, `2, 4` or `2-8`: a model's table sizes, for messages."""
+    if not players:
+        return "any number of"
     run = list(range(players[0], players[-1] + 1))
     if len(players) > 2 and list(players) == run:
         return f"{players[0]}-{players[-1]}"
@@ -178,9 +180,9 @@ class Roster:
         self._load(choice)
         if choice.prototype is None:
             raise BadRequest(f"opponent {choice_id!r} is not available: {choice.error}")
-        if choice.players is not None and not choice.plays(num_players):
+        if not choice.plays(num_players):
             raise BadRequest(
-                f"opponent {choice_id!r} was trained for {_sizes(choice.players)} players; "
+                f"opponent {choice_id!r} was trained for {_sizes(choice.players or ())} players; "
                 f"this table has {num_players} seats"
             )
         bot = copy.deepcopy(choice.prototype)

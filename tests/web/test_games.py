@@ -84,6 +84,12 @@ def test_a_model_for_every_table_size_plays_and_hints_at_each(tmp_path):
         assert sum(policy_probabilities(bot, seat_view(state, 0), legal).values()) == pytest.approx(1.0)
 
 
+def test_table_sizes_read_as_a_range_or_a_list():
+    from skyjo_env.web.games import _sizes
+
+    assert [_sizes(p) for p in [(2,), (2, 4), (2, 3, 4, 5, 6, 7, 8), ()]] == ["2", "2, 4", "2-8", "any number of"]
+
+
 def test_agents_that_cannot_be_loaded_fail_at_start(tmp_path):
     with pytest.raises(AgentLoadError, match="no such file, and not a bot name"):
         Roster([str(tmp_path / "missing.zip")])
