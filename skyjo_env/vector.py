@@ -28,7 +28,7 @@ whole batch.
 |---|---|---|
 | `num_envs` | (required) | games in the batch |
 | `num_players` | 2 | the table size; or several, `[2, 4]` (even odds) or `{2: 2, 8: 1}` (weights): each game draws its size at every reset (needs `observation="skyjo_v1"`) |
-| `opponents`, `learner_seat`, `reward`, `episode`, `illegal_reward`, rule options | as `Skyjo-v0` | the same for every game; bot names give each game and seat its own bot, a model path is loaded once and shared (batched), an object is shared by every game |
+| `opponents`, `learner_seat`, `reward`, `episode`, `illegal_reward`, rule options | as `Skyjo-v0` | the same for every game; heuristic bot names give each game and seat its own bot, a trained policy (`ppo`, a model path) is loaded once and shared (batched), an object is shared by every game |
 | `opponent_factory` | None | instead of `opponents`: `factory(i, n)` returns game i's n - 1 opponents at a table of n (training passes league opponents sharing one model cache) |
 | `observation` | `"skyjo_v0"` | the learner's observation, `skyjo_v0` or `skyjo_v1`; each trained opponent is given the one its network reads |
 """
