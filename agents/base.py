@@ -33,3 +33,10 @@ def acting_policy(bot: Policy) -> Policy:
     `playing` attribute). The vector env asks it, to batch the games waiting on the same network."""
     playing = getattr(bot, "playing", None)
     return bot if playing is None else playing
+
+
+def is_shared_policy(bot: Policy) -> bool:
+    """Whether one object of `bot` can play every game at once: a trained policy (`act_batch`), which
+    keeps no state between moves, unlike a heuristic bot (each game gets its own). The vector env and
+    the league share such a bot, so the games waiting on it move in one forward pass."""
+    return hasattr(bot, "act_batch")

@@ -27,6 +27,13 @@ def describe() -> dict[str, str]:
     return {name: summary for name, (_, summary) in sorted(_REGISTRY.items())}
 
 
+def is_model_path(name: str) -> bool:
+    """Whether `make(name)` reads `name` as a model file's path: not a registered name, and a name
+    ending in .safetensors or .zip, holding a `/`, or naming something that exists."""
+    _load_builtins()
+    return name not in _REGISTRY and (name.endswith((".safetensors", ".zip")) or "/" in name or Path(name).exists())
+
+
 def make(name: str | Policy, **kwargs: Any) -> Policy:
     """A bot from a registered name; a `Policy` object is returned as it is."""
     if not isinstance(name, str):
@@ -37,7 +44,7 @@ def make(name: str | Policy, **kwargs: Any) -> Policy:
     if name in _REGISTRY:
         factory, _ = _REGISTRY[name]
         return factory(**kwargs)
-    if name.endswith((".safetensors", ".zip")) or "/" in name or Path(name).exists():
+    if is_model_path(name):
         from agents.ppo_bot import PolicyBot
 
         return PolicyBot(name, **kwargs)

@@ -47,7 +47,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from agents import make as make_agent
-from agents.base import acting_policy
+from agents.base import acting_policy, is_shared_policy
 from skyjo_env.engine import NUM_ACTIONS, IllegalActionError, Rules, action_mask, legal_actions
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.engine.view import seat_view
@@ -375,7 +375,7 @@ def _opponent_factory(opponents: Sequence[Any] | str | None) -> Callable[[int, i
     for entry in entries:
         if isinstance(entry, str) and entry not in shared:
             probe = make_agent(entry)
-            if hasattr(probe, "act_batch"):  # a trained policy (`ppo`, a model file): one object for every game
+            if is_shared_policy(probe):  # a trained policy (`ppo`, a model file): one object for every game
                 shared[entry] = probe
 
     def factory(i: int, n: int) -> list[Any]:

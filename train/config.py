@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from agents import available as available_bots
+from agents.registry import is_model_path
 from skyjo_env.engine import Rules
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.observation import OBSERVATIONS, SEATS_VERSION
@@ -371,9 +372,10 @@ def _check_agent_name(where: str, name: str, self_play: bool) -> None:
     """A bot's name, `self` (frozen past selves; opponents only) or an existing model file; else a ConfigError."""
     if name in available_bots() or (self_play and name == "self"):
         return
-    if name.endswith((".safetensors", ".zip")) or "/" in name:
+    if is_model_path(name):
         if not Path(name).is_file():
-            raise ConfigError(f"{where}: the model file {name!r} does not exist")
+            problem = "is not a file" if Path(name).exists() else "does not exist"
+            raise ConfigError(f"{where}: the model file {name!r} {problem}")
         return
     extra = ", 'self' (frozen past selves)" if self_play else ""
     raise ConfigError(

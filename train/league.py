@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import is_shared_policy
 from skyjo_env.engine.view import SeatView
 
 SELF = "self"
@@ -109,7 +110,7 @@ class ModelCache:
         if name in self._named:
             return self._named[name]
         bot = make(name)
-        if hasattr(bot, "act_batch"):
+        if is_shared_policy(bot):
             self._named[name] = bot
         return bot
 

@@ -189,8 +189,6 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             self.bar = tqdm(
                 total=total, initial=self.model.num_timesteps, unit="step", desc=config.name, dynamic_ncols=True
             )
-            self.started = time.time()
-            self.start_steps = self.model.num_timesteps
             self.stage: dict[str, Any] | None = None
             if uses_self_play(config) and not any(p.suffix in POOL_SUFFIXES for p in (run_dir / "pool").iterdir()):
                 self._snapshot()
@@ -254,8 +252,7 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             if score >= state.best_win_rate:  # ties go to the later, longer-trained model
                 state.best_win_rate = score
                 path.replace(run_dir / "best_model.zip")
-            fps = (steps - self.start_steps) / max(1e-9, time.time() - self.started)
-            self.bar.set_postfix({"fps": f"{fps:.0f}", **{k: f"{v:.2f}" for k, v in win_rates.items()}})
+            self.bar.set_postfix({k: f"{v:.2f}" for k, v in win_rates.items()})  # the bar shows steps/s itself
             self.logger.dump(steps)
 
         def _on_training_end(self) -> None:

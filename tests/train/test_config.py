@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,20 @@ def test_a_resume_keeps_the_network_and_takes_other_overrides():
         TrainConfig(net_arch=[32]).check_resume(saved)
     with pytest.raises(ConfigError, match="num_players cannot change"):
         TrainConfig(net_arch=[64, 64], num_players=3).check_resume(saved)
+
+
+def test_an_opponent_name_is_a_model_file_exactly_when_agents_make_reads_it_as_one(tmp_path, monkeypatch):
+    import agents
+    from agents.registry import is_model_path
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(Path(agents.__file__).parent / "models" / "ppo_2p.safetensors", tmp_path / "mine")  # an existing file: no suffix, no slash
+    (tmp_path / "folder").mkdir()
+    assert is_model_path("mine") and agents.make("mine").players == (2,)
+    assert not is_model_path("expert") and not is_model_path("expret")
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"opponents": {"mine": 1.0}}))
+    assert load_config(path).opponents == {"mine": 1.0}
+    path.write_text(yaml.safe_dump({"opponents": {"folder": 1.0}}))
+    with pytest.raises(ConfigError, match="the model file 'folder' is not a file"):
+        load_config(path)
