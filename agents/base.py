@@ -40,3 +40,22 @@ def is_shared_policy(bot: Policy) -> bool:
     keeps no state between moves, unlike a heuristic bot (each game gets its own). The vector env and
     the league share such a bot, so the games waiting on it move in one forward pass."""
     return hasattr(bot, "act_batch")
+
+
+def sizes_text(players: Sequence[int]) -> str:
+    """`2`, `2, 4` or `2-8`: the table sizes a model plays, for messages."""
+    if not players:
+        return "any number of"
+    run = list(range(players[0], players[-1] + 1))
+    if len(players) > 2 and list(players) == run:
+        return f"{players[0]}-{players[-1]}"
+    return ", ".join(str(n) for n in players)
+
+
+def check_plays(bot: Policy, num_players: int, label: str | None = None) -> None:
+    """Refuse a table size outside `bot.players` (the sizes a trained model plays) with a ValueError that
+    names the sizes it plays; a bot without `players` plays any size. `label` names the bot in the message."""
+    players = getattr(bot, "players", None)
+    if players is not None and num_players not in players:
+        who = label or getattr(bot, "name", repr(bot))
+        raise ValueError(f"{who} was trained for {sizes_text(players)} players; this game has {num_players}")

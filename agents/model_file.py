@@ -311,6 +311,41 @@ def load_policy(path: str | Path) -> PolicyNetwork:
         raise ModelLoadError(f"{path}: {e}") from None
 
 
+def average_policies(networks: Sequence[PolicyNetwork], info: Mapping[str, Any] | None = None) -> PolicyNetwork:
+    """One network whose weights are the mean of `networks`' (weight averaging of one run's snapshots).
+
+    The networks must be alike: architecture, observation, table sizes, activation, layer names
+    and shapes; a difference is a `ValueError` naming it. The mean is taken in float64 and stored
+    as float32; `info` becomes the result's info (default: the first network's).
+    """
+    if len(networks) < 2:
+        raise ValueError("averaging needs at least two networks")
+    first = networks[0]
+    for i, other in enumerate(networks[1:], start=1):
+        for field in ("architecture", "observation", "players", "activation"):
+            if getattr(other, field) != getattr(first, field):
+                raise ValueError(
+                    f"network {i} has {field} {getattr(other, field)!r}, network 0 {getattr(first, field)!r}"
+                )
+        shapes = [(name, w.shape) for name, (w, _) in other.named.items()]
+        if shapes != [(name, w.shape) for name, (w, _) in first.named.items()]:
+            raise ValueError(f"network {i} has other layers than network 0: {other!r} vs {first!r}")
+
+    def mean_of(name: str, part: int) -> np.ndarray:
+        stacked = np.stack([net.named[name][part] for net in networks]).astype(np.float64)
+        return stacked.mean(axis=0).astype(np.float32)
+
+    mean = {name: (mean_of(name, 0), mean_of(name, 1)) for name in first.named}
+    return PolicyNetwork(
+        mean,
+        first.activation,
+        first.players,
+        first.observation,
+        first.architecture,
+        first.info if info is None else info,
+    )
+
+
 def _parse_metadata(path: Path, header: Mapping[str, str]) -> dict[str, Any]:
     """The `skyjo_policy` object, its fields' types checked (their meaning is checked by `PolicyNetwork`)."""
     if METADATA_KEY not in header:

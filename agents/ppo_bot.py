@@ -1,4 +1,4 @@
-"""A trained policy as a bot: `agents.make("path/to/model.safetensors")`, or `ppo` for the shipped one.
+"""A trained policy as a bot: `agents.make("path/to/model.safetensors")`, or the shipped `ppo` and `ppo_2p`.
 
 The network runs with numpy (`agents.model_file.PolicyNetwork`), many times faster than
 torch for one observation, and needs neither torch nor SB3. It comes from a policy file
@@ -14,14 +14,18 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.base import check_plays
 from agents.model_file import ModelLoadError, PolicyNetwork, load_policy
 from agents.sb3_model import network_from_sb3
 from skyjo_env.engine.view import SeatView
 from skyjo_env.observation import StateEncoding, encode, encoder
 
-SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_2p.safetensors"
+#: `ppo`: the seats network, one for every table size, 2 to 8 players (configs/ppo_all_sizes.yaml).
+SHIPPED_MODEL_ALL = Path(__file__).parent / "models" / "ppo_all.safetensors"
+#: `ppo_2p`: the earlier agent, for 2 players only (the four-stage recipe; `skyjo_v0`).
+SHIPPED_MODEL_2P = Path(__file__).parent / "models" / "ppo_2p.safetensors"
 
-__all__ = ["SHIPPED_MODEL", "ModelLoadError", "PolicyBot", "load_network"]
+__all__ = ["SHIPPED_MODEL_2P", "SHIPPED_MODEL_ALL", "ModelLoadError", "PolicyBot", "load_network"]
 
 
 def load_network(path: str | Path) -> PolicyNetwork:
@@ -97,9 +101,7 @@ class PolicyBot:
 
     def _encode(self, view: SeatView) -> np.ndarray:
         n = view.rules.num_players
-        if n not in self.players:
-            trained = " or ".join(map(str, self.players))
-            raise ValueError(f"model {self.path or self.name} was trained for {trained} players; this game has {n}")
+        check_plays(self, n, f"model {self.path or self.name}")
         coder = self._encoders.get(n)
         if coder is None:
             coder = self._encoders[n] = encoder(self.network.observation, n)

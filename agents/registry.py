@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.base import Policy
+
+if TYPE_CHECKING:
+    from agents.ppo_bot import PolicyBot
 
 _REGISTRY: dict[str, tuple[Callable[..., Policy], str]] = {}
 
@@ -31,7 +35,9 @@ def is_model_path(name: str) -> bool:
     """Whether `make(name)` reads `name` as a model file's path: not a registered name, and a name
     ending in .safetensors or .zip, holding a `/`, or naming something that exists."""
     _load_builtins()
-    return name not in _REGISTRY and (name.endswith((".safetensors", ".zip")) or "/" in name or Path(name).exists())
+    if not name or name in _REGISTRY:
+        return False
+    return name.endswith((".safetensors", ".zip")) or "/" in name or Path(name).exists()
 
 
 def make(name: str | Policy, **kwargs: Any) -> Policy:
@@ -68,14 +74,24 @@ def _load_builtins() -> None:
 
     for bot in (RandomBot, GreedyBot, ExpertBot):
         register(bot.name, bot, (bot.__doc__ or bot.name).splitlines()[0])
-    register("ppo", _shipped_ppo, "the shipped MaskablePPO agent for 2 players (agents/models/ppo_2p.safetensors)")
+    register(
+        "ppo",
+        functools.partial(_shipped, "ppo", "SHIPPED_MODEL_ALL"),
+        "the shipped MaskablePPO agent, one network for 2 to 8 players (agents/models/ppo_all.safetensors)",
+    )
+    register(
+        "ppo_2p",
+        functools.partial(_shipped, "ppo_2p", "SHIPPED_MODEL_2P"),
+        "the earlier MaskablePPO agent, 2 players only (agents/models/ppo_2p.safetensors)",
+    )
 
 
-def _shipped_ppo(**kwargs: Any) -> Policy:
-    from agents.ppo_bot import SHIPPED_MODEL, PolicyBot
+def _shipped(name: str, constant: str, **kwargs: Any) -> PolicyBot:
+    from agents import ppo_bot
 
-    if not SHIPPED_MODEL.exists():
-        raise FileNotFoundError(f"the shipped model is missing from this install: {SHIPPED_MODEL}")
-    bot = PolicyBot(SHIPPED_MODEL, **kwargs)
-    bot.name = "ppo"
+    path = getattr(ppo_bot, constant)
+    if not path.exists():
+        raise FileNotFoundError(f"the shipped model is missing from this install: {path}")
+    bot = ppo_bot.PolicyBot(path, **kwargs)
+    bot.name = name
     return bot

@@ -47,7 +47,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from agents import make as make_agent
-from agents.base import acting_policy, is_shared_policy
+from agents.base import acting_policy, is_shared_policy, sizes_text
 from skyjo_env.engine import NUM_ACTIONS, IllegalActionError, Rules, action_mask, legal_actions
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.engine.view import seat_view
@@ -337,7 +337,7 @@ class SkyjoBatch:
         if version not in OBSERVATIONS or n not in players:
             raise ValueError(
                 f"opponent {getattr(policy, 'name', policy)!r} reads the {version} observation for "
-                f"{' or '.join(map(str, players))} players; this game has {n}"
+                f"{sizes_text(players)} players; this game has {n}"
             )
         self._policy_ok.add(key)
 

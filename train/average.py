@@ -1,11 +1,14 @@
 """Weight averaging: one model whose weights are the mean of several (`skyjo average` calls `average_models`).
 
-Averaging the weights of nearby checkpoints of one run (e.g. the last snapshots in a
-run's pool/) is Polyak / stochastic weight averaging: the mean sits nearer the middle of
+Averaging the weights of nearby checkpoints of one run (e.g. the last few `.zip` checkpoints
+kept from a run) is Polyak / stochastic weight averaging: the mean sits nearer the middle of
 the region the training wandered in, and often plays a little better than any one of
 them. The models must have the same network (same observation, actions and layers).
 
-The result is a MaskablePPO .zip like the inputs: a bot (`agents.make(path)`), an
+Policy files (`.safetensors`, such as the snapshots in a run's pool/) are averaged with numpy
+by `agents.model_file.average_policies` (`skyjo average OUT.safetensors ...`).
+
+The result here is a MaskablePPO .zip like the inputs: a bot (`agents.make(path)`), an
 opponent, or a starting point (`skyjo train --init-model`). Its optimizer state and
 step count are those of the first model.
 """

@@ -102,6 +102,7 @@ def ladder(
     from openskill.models import PlackettLuce
 
     from agents import make
+    from agents.base import check_plays
 
     names = list(agent_names)
     if len(names) < 2:
@@ -115,11 +116,8 @@ def ladder(
             raise ValueError(f"table sizes must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
     for name in names:
         bot = make(name)  # fail early and clearly on an unknown name or a broken model file
-        players = getattr(bot, "players", None)
-        if players is not None:
-            unplayable = [n for n in sizes if n not in players]
-            if unplayable:
-                raise ValueError(f"{name} plays {list(players)} players, not {unplayable}")
+        for n in sizes:
+            check_plays(bot, n, name)
     report: dict[str, Any] = {"agents": names, "games": games, "seed": seed, "sizes": {}, "truncated": {}}
     for n in sizes:
         job = functools.partial(_ladder_job, names, n, seed)

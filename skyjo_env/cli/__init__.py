@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ class Subcommand:
     """top-level modules the command imports that the base install lacks"""
 
     def missing(self) -> list[str]:
-        return [name for name in self.requires if not _installed(name)]
+        return missing_modules(self.requires)
 
 
 def _installed(module: str) -> bool:
@@ -65,13 +66,15 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "ladder",
         ("openskill", "matplotlib"),
     ),
-    "average": Subcommand(
-        "skyjo_env.cli.average",
-        "average the weights of several models of one run into one model",
-        "train",
-        TRAIN_MODULES,
+    "average": Subcommand(  # policy files need only numpy; .zip checkpoints ask for the train extra themselves
+        "skyjo_env.cli.average", "average the weights of several models of one run into one model"
     ),
 }
+
+
+def missing_modules(modules: tuple[str, ...]) -> list[str]:
+    """The ones of `modules` that cannot be imported here."""
+    return [name for name in modules if not _installed(name)]
 
 
 def install_hint(extra: str) -> str:
@@ -110,10 +113,15 @@ def main(argv: list[str] | None = None) -> int:
             raise CommandError(
                 f"needs the '{command.extra}' extra (missing: {', '.join(missing)}): {install_hint(command.extra)}"
             )
-        return args._module.run_from_args(args)
+        code = args._module.run_from_args(args)
+        sys.stdout.flush()  # here, so that a reader who left is met below, not at the interpreter's exit
+        return code
     except CommandError as e:
         print(f"skyjo {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (`skyjo eval ... | head`): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush fails no more
+        return 141

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, TextIO, cast
 
 from agents import make
+from agents.base import check_plays
 from skyjo_env.cli.common import CommandError, add_rules_argument, rules_from_args
 from skyjo_env.engine import (
     DRAW,
@@ -296,7 +297,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise CommandError(f"--seat must be 0..{rules.num_players - 1}, got {args.seat}")
     for spec in args.opponents:
         try:
-            make(spec)
+            check_plays(make(spec), rules.num_players, spec)
         except (ValueError, FileNotFoundError) as e:
             raise CommandError(str(e)) from None
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)

@@ -27,7 +27,7 @@ from typing import Any, Literal, cast, get_args, get_origin, get_type_hints
 import numpy as np
 
 import agents
-from agents.base import Policy
+from agents.base import Policy, sizes_text
 from skyjo_env.engine import (
     DRAW,
     MAX_PLAYERS,
@@ -115,16 +115,6 @@ class AgentChoice:
         return self.players is None or num_players in self.players
 
 
-def _sizes(players: Sequence[int]) -> str:
-    """`2`, `2, 4` or `2-8`: a model's table sizes, for messages."""
-    if not players:
-        return "any number of"
-    run = list(range(players[0], players[-1] + 1))
-    if len(players) > 2 and list(players) == run:
-        return f"{players[0]}-{players[-1]}"
-    return ", ".join(str(n) for n in players)
-
-
 class Roster:
     """The opponents on offer: every `agents.available()` bot, and the model files given at start.
 
@@ -182,7 +172,7 @@ class Roster:
             raise BadRequest(f"opponent {choice_id!r} is not available: {choice.error}")
         if not choice.plays(num_players):
             raise BadRequest(
-                f"opponent {choice_id!r} was trained for {_sizes(choice.players or ())} players; "
+                f"opponent {choice_id!r} was trained for {sizes_text(choice.players or ())} players; "
                 f"this table has {num_players} seats"
             )
         bot = copy.deepcopy(choice.prototype)
@@ -212,11 +202,11 @@ class Roster:
         for choice in candidates:
             self._load(choice)
             bot = choice.prototype
-            if bot is None or not (hasattr(bot, "action_logits") or hasattr(bot, "logits")):
+            if bot is None or not _gives_logits(bot):
                 continue
             if choice.players is not None and num_players in choice.players:
                 return bot, choice.id
-            sizes.append(f"{choice.id}: {_sizes(choice.players or ())} players")
+            sizes.append(f"{choice.id}: {sizes_text(choice.players or ())} players")
         if not sizes:
             reasons = [f"{c.id}: {c.error}" for c in candidates if c.error]
             return None, "no hint model is loaded" + (f" ({'; '.join(reasons)})" if reasons else "")
@@ -224,6 +214,10 @@ class Roster:
             f"no hint for {num_players} players: the models here were trained for other table sizes "
             f"({', '.join(sizes)}); start the server with --agents MODEL for a {num_players}-player model"
         )
+
+
+def _gives_logits(bot: Policy) -> bool:
+    return any(hasattr(bot, method) for method in ("view_logits", "action_logits", "logits"))
 
 
 def policy_probabilities(bot: Policy, view: SeatView, legal: Sequence[int]) -> dict[int, float]:

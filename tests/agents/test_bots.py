@@ -121,19 +121,20 @@ def test_bots_play_through_the_aec_env():
     assert env.unwrapped.game.is_game_over
 
 
-def test_the_shipped_ppo_model_loads_and_plays_legal_moves():
-    bot = agents.make("ppo")
-    assert bot.name == "ppo" and bot.num_players == 2
-    expert = agents.make("expert")
-    state = new_game(Rules(num_players=2), seed=5)
-    players = [bot, expert]
-    while not state.is_finished:
-        seat = state.current_player
-        legal = legal_actions(state)
-        action = players[seat].act(seat_view(state, seat), legal)
-        assert action in legal
-        apply_action(state, action)
-    assert state.is_game_over
+@pytest.mark.parametrize(("name", "sizes"), [("ppo", (2, 3, 4, 5, 6, 7, 8)), ("ppo_2p", (2,))])
+def test_the_shipped_models_load_and_play_legal_moves_at_their_table_sizes(name, sizes):
+    bot = agents.make(name)
+    assert bot.name == name and bot.players == sizes
+    for n in (sizes[0], sizes[-1]):
+        state = new_game(Rules(num_players=n), seed=5)
+        players = [bot] + [agents.make("expert") for _ in range(n - 1)]
+        while not state.is_finished:
+            seat = state.current_player
+            legal = legal_actions(state)
+            action = players[seat].act(seat_view(state, seat), legal)
+            assert action in legal
+            apply_action(state, action)
+        assert state.is_game_over or state.is_truncated
 
 
 def test_the_shipped_ppo_model_is_an_opponent_in_the_gym_env():

@@ -27,7 +27,7 @@ from agents.model_file import (
     load_policy,
     save_policy,
 )
-from agents.ppo_bot import SHIPPED_MODEL, PolicyBot
+from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL, PolicyBot
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.observation import encode, observation_size
@@ -107,14 +107,17 @@ def test_the_metadata_says_what_the_format_promises(tmp_path):
     }
 
 
-def test_the_shipped_model_is_a_policy_file_for_two_players():
-    network = load_policy(SHIPPED_MODEL)
-    assert SHIPPED_MODEL.suffix == ".safetensors"
-    assert network.players == (2,) and network.observation == "skyjo_v0" and network.activation == "tanh"
-    assert [w.shape for w, _ in network.weights] == [(256, 496), (256, 256), (26, 256)]
-    assert network.info["trained_steps"] == 3_000_000 and network.info["source"] == "ppo_2p.zip"
-    bot = agents.make("ppo")
-    assert bot.name == "ppo" and bot.path == SHIPPED_MODEL
+def test_the_shipped_models_are_policy_files():
+    network = load_policy(SHIPPED_MODEL_ALL)
+    assert network.architecture == "seats" and network.observation == "skyjo_v1"
+    assert network.players == (2, 3, 4, 5, 6, 7, 8)
+    assert network.info["trained_steps"] == 16_000_000
+    assert agents.make("ppo").path == SHIPPED_MODEL_ALL
+    earlier = load_policy(SHIPPED_MODEL_2P)
+    assert earlier.players == (2,) and earlier.observation == "skyjo_v0" and earlier.activation == "tanh"
+    assert [w.shape for w, _ in earlier.weights] == [(256, 496), (256, 256), (26, 256)]
+    assert earlier.info["trained_steps"] == 3_000_000 and earlier.info["source"] == "ppo_2p.zip"
+    assert agents.make("ppo_2p").path == SHIPPED_MODEL_2P
 
 
 def test_batched_logits_match_one_observation_at_a_time():

@@ -25,7 +25,7 @@ def positions(num_players: int, games: int, seed: int) -> tuple[list, list[list[
 
 def test_act_batch_picks_what_act_picks_for_each_view():
     views, legal = positions(2, games=4, seed=7)
-    bot = agents.make("ppo")
+    bot = agents.make("ppo_2p")
     one_by_one = [bot.act(v, la) for v, la in zip(views, legal)]
     assert len(views) > 200 and len(set(one_by_one)) > 10, "a varied batch"
     assert bot.act_batch(views, legal) == one_by_one
@@ -35,18 +35,18 @@ def test_act_batch_picks_what_act_picks_for_each_view():
 
 def test_a_sampling_bot_draws_the_same_actions_batched_or_not():
     views, legal = positions(2, games=2, seed=8)
-    sequential, batched = agents.make("ppo", deterministic=False), agents.make("ppo", deterministic=False)
+    sequential, batched = agents.make("ppo_2p", deterministic=False), agents.make("ppo_2p", deterministic=False)
     sequential.reset(5)
     batched.reset(5)
     drawn = [sequential.act(v, la) for v, la in zip(views, legal)]
     assert batched.act_batch(views, legal) == drawn
-    greedy = [agents.make("ppo").act(v, la) for v, la in zip(views[:100], legal[:100])]
+    greedy = [agents.make("ppo_2p").act(v, la) for v, la in zip(views[:100], legal[:100])]
     assert drawn[:100] != greedy, "sampling should sometimes leave the most probable action"
 
 
 def test_the_logits_of_a_batch_are_the_networks_logits():
     views, legal = positions(2, games=1, seed=9)
-    bot = agents.make("ppo")
+    bot = agents.make("ppo_2p")
     observations = np.stack([encode(v).copy() for v in views])
     logits = bot.network.logits(observations)
     assert logits.shape == (len(views), 26)
@@ -55,7 +55,7 @@ def test_the_logits_of_a_batch_are_the_networks_logits():
 
 
 def test_wrong_table_sizes_and_mismatched_batches_are_errors():
-    bot = agents.make("ppo")
+    bot = agents.make("ppo_2p")
     three = new_game(Rules(num_players=3), seed=0)
     view = seat_view(three, 0)
     with pytest.raises(ValueError, match="trained for 2 players; this game has 3"):

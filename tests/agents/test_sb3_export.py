@@ -15,7 +15,7 @@ import pytest
 
 import agents
 from agents.model_file import ModelLoadError, load_policy
-from agents.ppo_bot import SHIPPED_MODEL, PolicyBot, load_network
+from agents.ppo_bot import SHIPPED_MODEL_2P, PolicyBot, load_network
 from agents.sb3_model import export_sb3_model, network_from_sb3
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
@@ -105,7 +105,7 @@ def test_the_zip_and_its_export_play_the_same_moves(tmp_path):
 def test_the_shipped_policy_file_holds_the_shipped_checkpoints_weights():
     if not SHIPPED_ZIP.exists():
         pytest.skip("the SB3 checkpoint is in the repository only, not in an installed package")
-    from_zip, shipped = network_from_sb3(SHIPPED_ZIP), load_policy(SHIPPED_MODEL)
+    from_zip, shipped = network_from_sb3(SHIPPED_ZIP), load_policy(SHIPPED_MODEL_2P)
     assert len(from_zip.weights) == len(shipped.weights) == 3
     for (w, b), (w2, b2) in zip(from_zip.weights, shipped.weights):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
@@ -152,7 +152,7 @@ def test_a_policy_file_plays_with_torch_and_sb3_blocked(tmp_path):
         from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
         from skyjo_env.engine.view import seat_view
 
-        bots = [agents.make("ppo"), agents.make("expert")]
+        bots = [agents.make("ppo_2p"), agents.make("expert")]
         state = new_game(Rules(num_players=2), seed=3)
         while not state.is_finished:
             seat = state.current_player
@@ -189,14 +189,14 @@ def test_skyjo_export_writes_a_policy_file_and_refuses_to_overwrite(tmp_path):
     import subprocess
     import sys
 
-    from agents.ppo_bot import SHIPPED_MODEL
+    from agents.ppo_bot import SHIPPED_MODEL_2P
 
-    source = SHIPPED_MODEL.with_suffix(".zip")
+    source = SHIPPED_MODEL_2P.with_suffix(".zip")
     out = tmp_path / "ppo.safetensors"
     cmd = [sys.executable, "-m", "skyjo_env", "export", str(source), str(out)]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    exported, shipped = load_policy(out), load_policy(SHIPPED_MODEL)
+    exported, shipped = load_policy(out), load_policy(SHIPPED_MODEL_2P)
     assert [w.shape for w, _ in exported.weights] == [w.shape for w, _ in shipped.weights]
     again = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert again.returncode == 2 and "exists; pass --force" in again.stderr

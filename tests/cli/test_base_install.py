@@ -94,3 +94,14 @@ def test_the_shipped_ppo_plays_without_extras() -> None:
     """Policy files load with numpy only."""
     result = run_blocked(["eval", "ppo", "greedy", "--games", "4", "--workers", "1", "--no-progress"])
     assert result.returncode == 0, result.stderr
+
+
+def test_policy_files_average_without_extras(tmp_path) -> None:
+    """`skyjo average OUT.safetensors ...` is numpy only; a .zip OUT names the train extra (above)."""
+    from agents.model_file import save_policy
+    from tests.agents.test_seats_network import seats_network
+
+    paths = [str(save_policy(seats_network(seed=s), tmp_path / f"{s}.safetensors")) for s in (1, 2)]
+    result = run_blocked(["average", str(tmp_path / "mean.safetensors"), *paths])
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "mean.safetensors").exists()

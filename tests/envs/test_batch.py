@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
-from agents.ppo_bot import SHIPPED_MODEL
+from agents.ppo_bot import SHIPPED_MODEL_2P
 from skyjo_env.env_common import IllegalActionWarning, InvalidActionError
 from skyjo_env.gym_env import SkyjoEnv
 from skyjo_env.observation import observation_size
 from skyjo_env.vector import SkyjoBatch, SkyjoVectorEnv
 
 GAMES = {
-    "2 players vs ppo, whole games": {"num_players": 2, "opponents": [str(SHIPPED_MODEL)], "reward": "relative"},
+    "2 players vs ppo, whole games": {"num_players": 2, "opponents": [str(SHIPPED_MODEL_2P)], "reward": "relative"},
     "3 players, greedy and random, rounds": {
         "num_players": 3,
         "opponents": ["greedy", "random"],
@@ -131,7 +131,7 @@ def test_games_waiting_on_one_policy_get_their_moves_from_one_call():
 
 
 def test_a_trained_opponent_is_one_object_for_every_game_and_bots_are_one_per_game():
-    for trained in ("ppo", str(SHIPPED_MODEL)):  # by name and by path
+    for trained in ("ppo_2p", str(SHIPPED_MODEL_2P)):  # by name and by path
         batch = SkyjoBatch(4, num_players=2, opponents=[trained])
         assert len({id(bot) for bot in batch.opponents()}) == 1 and hasattr(batch.opponents()[0], "act_batch")
     batch = SkyjoBatch(4, num_players=3, opponents=["greedy", "random"])
@@ -177,7 +177,7 @@ def test_arguments_are_checked():
     with pytest.raises(ValueError, match="not both"):
         SkyjoBatch(2, opponents=["random"], opponent_factory=lambda i, n: ["random"])
     with pytest.raises(ValueError, match="reads the skyjo_v0 observation for 2 players; this game has 3"):
-        SkyjoBatch(2, num_players=3, opponents=["ppo"])
+        SkyjoBatch(2, num_players=3, opponents=["ppo_2p"])
     with pytest.raises(ValueError, match="autoreset_mode"):
         SkyjoVectorEnv(2, autoreset_mode=AutoresetMode.DISABLED)
 

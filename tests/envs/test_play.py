@@ -59,6 +59,16 @@ def test_bad_opponent_and_bad_seat_are_clear_errors():
     assert done.returncode == 2 and "unknown agent 'grandmaster'" in done.stderr
     done = play("", "random", "--seat", "5")
     assert done.returncode == 2 and "--seat must be 0..1" in done.stderr
+    done = play("", "ppo_2p", "ppo_2p")  # a 2-player model at a table of 3: refused before the game starts
+    assert done.returncode == 2 and "ppo_2p was trained for 2 players; this game has 3" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_ppo_sits_at_tables_of_3_to_8():
+    for opponents in (["ppo", "ppo"], ["ppo"] * 7):
+        done = play("c0r0\nc1r0\nquit\n", *opponents, "--seed", "2", "--plain")  # the setup, so the bots move
+        assert done.returncode == 0 and "Bye." in done.stdout and "Traceback" not in done.stderr
+        assert f"player_{len(opponents)} turned" in done.stdout
 
 
 def test_parse_command_follows_the_phase():

@@ -67,7 +67,10 @@ def test_every_field_has_help_text():
             {"vec_env": "dummy", "observation": "skyjo_v1", "table_sizes": {2: 1, 4: 1}},
             "table_sizes needs vec_env: batch (the dummy pipeline plays num_players only)",
         ),
-        ({"opponents": {"expret": 1.0}}, "opponents: unknown opponent 'expret'; one of expert, greedy, ppo, random"),
+        (
+            {"opponents": {"expret": 1.0}},
+            "opponents: unknown opponent 'expret'; one of expert, greedy, ppo, ppo_2p, random",
+        ),
         (
             {"schedule": [{"from_step": 5, "opponents": {"runs/x/best.zip": 1.0}}]},
             "opponents: the model file 'runs/x/best.zip' does not exist",
@@ -155,7 +158,9 @@ def test_an_opponent_name_is_a_model_file_exactly_when_agents_make_reads_it_as_o
     from agents.registry import is_model_path
 
     monkeypatch.chdir(tmp_path)
-    shutil.copy(Path(agents.__file__).parent / "models" / "ppo_2p.safetensors", tmp_path / "mine")  # an existing file: no suffix, no slash
+    shutil.copy(
+        Path(agents.__file__).parent / "models" / "ppo_2p.safetensors", tmp_path / "mine"
+    )  # an existing file: no suffix, no slash
     (tmp_path / "folder").mkdir()
     assert is_model_path("mine") and agents.make("mine").players == (2,)
     assert not is_model_path("expert") and not is_model_path("expret")

@@ -83,7 +83,7 @@ def test_the_command_writes_json_and_a_chart(tmp_path):
         (["random"], "at least two agents"),
         (["random", "random"], "named twice"),
         (["random", "nobody"], "unknown agent 'nobody'"),
-        (["random", "ppo", "--players", "3"], "plays [2] players, not [3]"),
+        (["random", "ppo_2p", "--players", "3"], "ppo_2p was trained for 2 players; this game has 3"),
         (["random", "greedy", "--players", "9"], "table sizes must be 2..8"),
         (["random", "greedy", "--players", "two"], "expected table sizes like 2,3,4,6"),
     ],

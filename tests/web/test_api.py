@@ -109,7 +109,7 @@ def test_a_bad_new_game_is_refused_with_a_message(client, body, words):
 
 
 def test_a_model_for_another_table_size_is_refused(client):
-    refused(client.post("/api/games", json={"opponents": ["ppo", "random"]}), 400, "trained for 2 players")
+    refused(client.post("/api/games", json={"opponents": ["ppo_2p", "random"]}), 400, "trained for 2 players")
 
 
 @pytest.mark.parametrize(
@@ -251,11 +251,21 @@ def test_the_hint_is_the_shipped_agents_probabilities_over_the_legal_moves(clien
     assert sum(probabilities.values()) == pytest.approx(1.0)
 
 
-def test_no_hint_for_a_table_size_without_a_model(client):
+def test_the_shipped_agent_hints_at_every_table_size(client):
+    g = new_game(client, opponents=["random"] * 5)
+    hint = client.get(f"/api/games/{g['id']}/hint").json()
+    assert hint["available"] and hint["model"] == "ppo"
+    assert sum(hint["probabilities"].values()) == pytest.approx(1.0)
+
+
+def test_no_hint_for_a_table_size_without_a_model(client, monkeypatch):
+    from skyjo_env.web import games
+
+    monkeypatch.setattr(games, "HINT_MODEL", "ppo_2p")  # a hint model for 2 players only
     g = new_game(client, opponents=["random", "random"])
     hint = client.get(f"/api/games/{g['id']}/hint").json()
     assert hint["available"] is False
-    assert "no hint for 3 players" in hint["reason"] and "ppo: 2 players" in hint["reason"]
+    assert "no hint for 3 players" in hint["reason"] and "ppo_2p: 2 players" in hint["reason"]
 
 
 # ----------------------------------------------------------- records, replay

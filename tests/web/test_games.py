@@ -7,7 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
-from agents.ppo_bot import SHIPPED_MODEL
+from agents.ppo_bot import SHIPPED_MODEL_2P
 from skyjo_env.engine import REVEAL_FIRST, Rules, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.web.games import (
@@ -56,7 +56,7 @@ def test_hint_probabilities_are_a_softmax_over_the_legal_logits_only():
 def test_a_model_given_at_start_is_offered_by_its_file_name(tmp_path):
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
-        shutil.copy(SHIPPED_MODEL, tmp_path / folder / "mine.safetensors")
+        shutil.copy(SHIPPED_MODEL_2P, tmp_path / folder / "mine.safetensors")
     roster = Roster([str(tmp_path / "a" / "mine.safetensors"), str(tmp_path / "b" / "mine.safetensors"), "greedy"])
     assert {"mine.safetensors", "mine.safetensors#2"} <= set(roster.choices)
     listed = {a["id"]: a for a in roster.describe()}
@@ -68,9 +68,12 @@ def test_a_model_given_at_start_is_offered_by_its_file_name(tmp_path):
     assert roster.hint_model(2)[1] == "ppo"  # the shipped agent comes first
 
 
-def test_a_model_for_every_table_size_plays_and_hints_at_each(tmp_path):
+def test_a_model_for_every_table_size_plays_and_hints_at_each(tmp_path, monkeypatch):
     from agents.model_file import save_policy
+    from skyjo_env.web import games
     from tests.agents.test_seats_network import seats_network
+
+    monkeypatch.setattr(games, "HINT_MODEL", "ppo_2p")  # so that the file's model gives the hints at 3 and 8
 
     path = save_policy(seats_network(), tmp_path / "every.safetensors")
     roster = Roster([str(path)])
@@ -85,9 +88,9 @@ def test_a_model_for_every_table_size_plays_and_hints_at_each(tmp_path):
 
 
 def test_table_sizes_read_as_a_range_or_a_list():
-    from skyjo_env.web.games import _sizes
+    from agents.base import sizes_text
 
-    assert [_sizes(p) for p in [(2,), (2, 4), (2, 3, 4, 5, 6, 7, 8), ()]] == ["2", "2, 4", "2-8", "any number of"]
+    assert [sizes_text(p) for p in [(2,), (2, 4), (2, 3, 4, 5, 6, 7, 8), ()]] == ["2", "2, 4", "2-8", "any number of"]
 
 
 def test_agents_that_cannot_be_loaded_fail_at_start(tmp_path):
@@ -99,7 +102,10 @@ def test_agents_that_cannot_be_loaded_fail_at_start(tmp_path):
         Roster([str(junk)])
 
 
-def test_the_hint_uses_a_model_made_for_the_table_size():
+def test_the_hint_uses_a_model_made_for_the_table_size(monkeypatch):
+    from skyjo_env.web import games
+
+    monkeypatch.setattr(games, "HINT_MODEL", "ppo_2p")  # the shipped hint model for 2 players only
     roster = Roster()
     three = LogitsModel(np.zeros(26), num_players=3)
     roster.choices["three.zip"] = AgentChoice("three.zip", "three.zip", "a 3-player model", True, prototype=three)
