@@ -11,7 +11,7 @@ from agents.counting import expected_unseen, unseen_counts
 from skyjo_env.engine import DECK_MEAN, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.gym_env import SkyjoEnv
-from tests.helpers import play_gym_episode, random_states, shuffle_hidden_information
+from tests.helpers import play_gym_episode, plays_a_legal_game, random_states, shuffle_hidden_information
 
 BOTS = ["random", "greedy", "expert"]
 
@@ -126,14 +126,7 @@ def test_the_shipped_models_load_and_play_legal_moves_at_their_table_sizes(name,
     bot = agents.make(name)
     assert bot.name == name and bot.players == sizes
     for n in (sizes[0], sizes[-1]):
-        state = new_game(Rules(num_players=n), seed=5)
-        players = [bot] + [agents.make("expert") for _ in range(n - 1)]
-        while not state.is_finished:
-            seat = state.current_player
-            legal = legal_actions(state)
-            action = players[seat].act(seat_view(state, seat), legal)
-            assert action in legal
-            apply_action(state, action)
+        state = plays_a_legal_game(bot, seed=5, num_players=n, opponent="expert")
         assert state.is_game_over or state.is_truncated
 
 
