@@ -202,7 +202,7 @@ class Roster:
         for choice in candidates:
             self._load(choice)
             bot = choice.prototype
-            if bot is None or not _gives_logits(bot):
+            if bot is None or not (hasattr(bot, "action_logits") or hasattr(bot, "logits")):
                 continue
             if choice.players is not None and num_players in choice.players:
                 return bot, choice.id
@@ -214,10 +214,6 @@ class Roster:
             f"no hint for {num_players} players: the models here were trained for other table sizes "
             f"({', '.join(sizes)}); start the server with --agents MODEL for a {num_players}-player model"
         )
-
-
-def _gives_logits(bot: Policy) -> bool:
-    return any(hasattr(bot, method) for method in ("view_logits", "action_logits", "logits"))
 
 
 def policy_probabilities(bot: Policy, view: SeatView, legal: Sequence[int]) -> dict[int, float]:
