@@ -26,6 +26,8 @@ Public names:
   `hidden_slots(seat)`, `visible_values(seat)`; `draw_pile`, `discard_pile`
   (top last), `discard_top`, `held_card`, `held_from`; `copy()`,
   `to_dict()` / `GameState.from_dict()` (schema in `skyjo_env.engine.state`), `str()`.
+- `sample_world(view, rng) -> GameState`: a game consistent with a `SeatView`, the unseen cards
+  dealt uniformly (search that never peeks); `unseen_counts(view)`, `unseen_cards(view)`.
 - Action helpers: `action_to_string`, `slot_name`, `parse_slot_name` and the constants
   `DRAW`, `TAKE_DISCARD`, `REVEAL_FIRST`, `NUM_ACTIONS`, `NUM_SLOTS`.
 """
@@ -67,6 +69,7 @@ from skyjo_env.engine.state import (
     RoundResult,
     SnapshotError,
 )
+from skyjo_env.engine.worlds import sample_world, unseen_cards, unseen_counts
 
 __all__ = [
     "CARD_COUNTS",
@@ -105,5 +108,8 @@ __all__ = [
     "new_game",
     "parse_slot_name",
     "render",
+    "sample_world",
     "slot_name",
+    "unseen_cards",
+    "unseen_counts",
 ]
