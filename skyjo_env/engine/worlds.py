@@ -39,29 +39,33 @@ from skyjo_env.engine.view import SeatView
 __all__ = ["sample_world", "unseen_cards", "unseen_counts"]
 
 _SETUP = int(Phase.SETUP_REVEAL)
+_DECK_COUNTS = [CARD_COUNTS[v] for v in CARD_VALUES]
 
 
-def unseen_counts(view: SeatView) -> np.ndarray:
-    """How many cards of each value (`CARD_VALUES` order, -2..12) nobody has seen: face-down or in the draw pile.
+def unseen_counts(view: SeatView) -> list[int]:
+    """How many cards of each value (`CARD_VALUES` order, -2..12) nobody has seen: face-down or in the draw pile
+    (the deck minus the face-up cards, the discard pile and the hand).
 
     Raises ValueError for a view that shows more cards of a value than the deck holds.
     """
-    counts = np.array([CARD_COUNTS[v] for v in CARD_VALUES], dtype=np.int64)
-    seen: list[int] = list(view.discard_pile)
-    if view.held_card is not None:
-        seen.append(view.held_card)
+    counts = _DECK_COUNTS[:]
     for values, status in zip(view.grid_values, view.grid_status):
-        seen += [v for v, s in zip(values, status) if s == FACE_UP]
-    np.subtract.at(counts, np.asarray(seen, dtype=np.int64) - MIN_VALUE, 1)
-    if (counts < 0).any():
-        too_many = [CARD_VALUES[i] for i in np.flatnonzero(counts < 0)]
+        for v, s in zip(values, status):
+            if s == FACE_UP:
+                counts[v - MIN_VALUE] -= 1
+    for v in view.discard_pile:
+        counts[v - MIN_VALUE] -= 1
+    if view.held_card is not None:
+        counts[view.held_card - MIN_VALUE] -= 1
+    if min(counts) < 0:
+        too_many = [value for value, c in zip(CARD_VALUES, counts) if c < 0]
         raise ValueError(f"the view shows more cards of value(s) {too_many} than the deck holds")
     return counts
 
 
 def unseen_cards(view: SeatView) -> list[int]:
     """The unseen cards as a sorted list of values (see `unseen_counts`)."""
-    return np.repeat(np.asarray(CARD_VALUES), unseen_counts(view)).tolist()
+    return [value for value, count in zip(CARD_VALUES, unseen_counts(view)) for _ in range(count)]
 
 
 def sample_world(

@@ -62,7 +62,7 @@ def test_the_unseen_cards_are_the_deck_less_everything_face_up_discarded_or_held
         held_card=-2,
         held_from="draw",
     )
-    counts = dict(zip(CARD_VALUES, unseen_counts(seat_view(state, 1)).tolist()))
+    counts = dict(zip(CARD_VALUES, unseen_counts(seat_view(state, 1))))
     assert counts[12] == 10 - 3 and counts[-2] == 5 - 2 and counts[7] == 9 and counts[5] == 9 and counts[3] == 9
     assert len(unseen_cards(seat_view(state, 0))) == sum(counts.values()) == 150 - 8
     assert sum(counts.values()) == 12 + 7 + len(state.draw_pile)  # face-down slots and the draw pile
@@ -80,7 +80,7 @@ def test_each_face_down_slot_and_the_draw_pile_follow_the_unseen_counts():
     """Over many worlds, a face-down slot's value is distributed as the unseen cards are (chi-square)."""
     state = played_state(3, 30, seed=4)
     view = seat_view(state, 1)
-    p = unseen_counts(view) / unseen_counts(view).sum()
+    p = np.array(unseen_counts(view)) / sum(unseen_counts(view))
     rng = np.random.default_rng(7)
     samples = 3000
     seat, slot = next((s, k) for s in range(3) for k in range(12) if state.status[s][k] == HIDDEN)
@@ -99,7 +99,7 @@ def test_a_biased_deal_would_fail_the_chi_square_check():
     """The check above can fail: a deal that favours low cards (sorted, then lightly shuffled) is caught."""
     state = played_state(3, 30, seed=4)
     view = seat_view(state, 1)
-    p = unseen_counts(view) / unseen_counts(view).sum()
+    p = np.array(unseen_counts(view)) / sum(unseen_counts(view))
     rng = np.random.default_rng(7)
     cards = np.array(unseen_cards(view))
     observed = np.zeros(15)
