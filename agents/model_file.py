@@ -7,19 +7,23 @@ JSON and copies bytes, nothing else) whose metadata says what the numbers are. L
 needs numpy and the small `safetensors` package, no torch and no stable-baselines3.
 
 Tensors: `policy.{i}.weight`, shape (out, in), and `policy.{i}.bias`, shape (out,), one
-pair per layer from the observation to the 26 action logits, float32.
+pair per layer from the observation to the 26 action logits, float32. A file of format
+version 2 may also hold a **value head**, `value.{i}` layers from the same features as the
+policy's first layer to one output per name in `value` (below): what a search agent scores
+its leaves with (`agents.search`).
 
 Metadata: the key `skyjo_policy` of the safetensors header holds one JSON object:
 
 | field | example | meaning |
 |---|---|---|
 | `format` | `"skyjo-policy"` | what the file is |
-| `format_version` | `1` | this layout; a reader refuses a version it does not know |
+| `format_version` | `1` or `2` | this layout; a reader refuses a version it does not know. 2: may carry a value head (a file without one is written as 1, so older readers read it) |
 | `architecture` | `"mlp"` | how the layers connect: `mlp`, each layer feeds the next |
 | `observation` | `"skyjo_v0"` | the observation the network reads (`skyjo_env.observation`, env version v0) |
 | `players` | `[2]` | the table sizes it plays; an `mlp` reads one size's observation, so one entry |
 | `activation` | `"tanh"` | between layers (`tanh`, `relu`); the last layer's output are the logits |
 | `layers` | `[{"name": "policy.0", "shape": [256, 496]}, ...]` | each layer's tensors and weight shape, in order |
+| `value` | `{"outputs": ["win_logit", "round_margin"]}` | version 2, optional: the value head's outputs, one per `value.{i}` last-layer row (`VALUE_OUTPUTS` lists the known names) |
 | `info` | `{"trained_steps": 3000000, "source": "ppo_2p.zip", "created": "..."}` | provenance, optional, free-form |
 
 `load_policy(path)` checks every field, name, dtype and shape, that the layers chain from
@@ -46,7 +50,11 @@ from skyjo_env.observation import OBSERVATION_VERSION, SEATS_VERSION, observatio
 from skyjo_env.observation.seats import observation_size_v1, seats_layout
 
 FORMAT = "skyjo-policy"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: What a value head's outputs may mean, from the seat of the observation: `win_logit`, the logit of
+#: its share of the game's win (a shared win counts 1/k); `round_margin`, the others' mean score of
+#: the current round (after the ender's doubling) less its own, in tens of points.
+VALUE_OUTPUTS = ("win_logit", "round_margin")
 METADATA_KEY = "skyjo_policy"
 SUFFIX = ".safetensors"
 ARCHITECTURES = ("mlp", "seats")
@@ -58,7 +66,7 @@ OBSERVATIONS: dict[str, Callable[[int], int]] = {
 #: Stored weights: float32, what SB3 trains (the forward pass runs in float64).
 WEIGHT_DTYPE = "F32"
 _FIELDS = ("format", "format_version", "architecture", "observation", "players", "activation", "layers")
-_OPTIONAL_FIELDS = ("info",)
+_OPTIONAL_FIELDS = ("info", "value")
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -99,6 +107,7 @@ class PolicyNetwork:
         observation: str = OBSERVATION_VERSION,
         architecture: str = "mlp",
         info: Mapping[str, Any] | None = None,
+        value_outputs: Sequence[str] = (),
     ) -> None:
         if architecture not in ARCHITECTURES:
             raise ModelLoadError(
@@ -122,6 +131,13 @@ class PolicyNetwork:
         )
         if not named:
             raise ModelLoadError("the network has no layers")
+        value_outputs = tuple(value_outputs)
+        unknown_outputs = [name for name in value_outputs if name not in VALUE_OUTPUTS]
+        if unknown_outputs or len(set(value_outputs)) != len(value_outputs):
+            raise ModelLoadError(
+                f"value outputs must be distinct names of {list(VALUE_OUTPUTS)}, got {list(value_outputs)}"
+            )
+        self.value_outputs = value_outputs
         self.architecture = architecture
         self.activation = activation
         self.players = players
@@ -152,6 +168,8 @@ class PolicyNetwork:
     def _check_groups(self, named: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, list]:
         """The layers by group, in order, their shapes chained (ModelLoadError otherwise)."""
         wanted = ("policy",) if self.architecture == "mlp" else ("self", "opponent", "policy")
+        if self.value_outputs:
+            wanted = (*wanted, "value")
         groups: dict[str, list] = {g: [] for g in wanted}
         for name, layer in named.items():
             group, _, index = name.partition(".")
@@ -163,15 +181,23 @@ class PolicyNetwork:
             if not layer_list:
                 raise ModelLoadError(f"the {self.architecture} network has no {group}.* layers")
         if self.architecture == "mlp":
-            self._chain("policy", groups["policy"], self.observation_size, f"the {self.observation} observation")
+            features, what = self.observation_size, f"the {self.observation} observation"
         else:
             lay = seats_layout()
             own = self._chain("self", groups["self"], lay.block, "a seat block")
             opponent = self._chain("opponent", groups["opponent"], lay.block, "a seat block")
-            self._chain("policy", groups["policy"], lay.head + own + 3 * opponent, "the features")
+            features, what = lay.head + own + 3 * opponent, "the features"
+        self.features_size = features
+        self._chain("policy", groups["policy"], features, what)
         last = groups["policy"][-1][0].shape[0]
         if last != NUM_ACTIONS:
             raise ModelLoadError(f"the last layer gives {last} outputs; Skyjo has {NUM_ACTIONS} actions")
+        if self.value_outputs:
+            outputs = self._chain("value", groups["value"], features, what)
+            if outputs != len(self.value_outputs):
+                raise ModelLoadError(
+                    f"the value head gives {outputs} outputs; the metadata names {len(self.value_outputs)}"
+                )
         return groups
 
     def _chain(self, group: str, layer_list: list, inputs: int, what: str) -> int:
@@ -185,6 +211,11 @@ class PolicyNetwork:
                 raise ModelLoadError(f"layer {group}.{i} takes {weight.shape[1]} inputs, but {source}")
             expected = weight.shape[0]
         return expected
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the file carries a value head (`values`)."""
+        return bool(self.value_outputs)
 
     @property
     def num_players(self) -> int:
@@ -210,6 +241,35 @@ class PolicyNetwork:
                 x = self._activate(weight @ x + bias)
             return last_w @ x + last_b
         return self._policy(x)
+
+    def features(self, observations: np.ndarray) -> np.ndarray:
+        """What the policy's (and the value head's) first layer reads, for a batch (B, D) -> (B, F): the
+        observation itself (`mlp`) or the seat features (`seats`)."""
+        x = self._check_batch(observations)
+        return self._seat_features(x) if self.architecture == "seats" else x.astype(np.float64)
+
+    def logits_of_features(self, features: np.ndarray) -> np.ndarray:
+        """The 26 logits from `features(observations)`, (B, F) -> (B, 26)."""
+        return self._policy(features)
+
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """The value head's outputs (`value_outputs`), (B, D) -> (B, K); ValueError if the file has none."""
+        return self.values_of_features(self.features(observations))
+
+    def values_of_features(self, features: np.ndarray) -> np.ndarray:
+        if not self.value_outputs:
+            raise ValueError("this network has no value head (a policy file of format version 1, or without one)")
+        *hidden, (last_w, last_b) = self._groups64["value"]
+        x = features
+        for weight, bias in hidden:
+            x = self._activate(x @ weight.T + bias)
+        return x @ last_w.T + last_b
+
+    def _check_batch(self, observations: np.ndarray) -> np.ndarray:
+        x = np.asarray(observations)
+        if x.ndim != 2 or x.shape[-1] != self.observation_size:
+            raise ValueError(f"expected observations of shape (B, D) with D = {self.observation_size}, got {x.shape}")
+        return x
 
     def _encode(self, group: str, x: np.ndarray) -> np.ndarray:
         for weight, bias in self._groups64[group]:
@@ -240,13 +300,15 @@ class PolicyNetwork:
         """The `skyjo_policy` JSON object of this network's file."""
         meta: dict[str, Any] = {
             "format": FORMAT,
-            "format_version": FORMAT_VERSION,
+            "format_version": FORMAT_VERSION if self.value_outputs else 1,
             "architecture": self.architecture,
             "observation": self.observation,
             "players": list(self.players),
             "activation": self.activation,
             "layers": [{"name": name, "shape": list(w.shape)} for name, (w, _) in self.named.items()],
         }
+        if self.value_outputs:
+            meta["value"] = {"outputs": list(self.value_outputs)}
         if self.info:
             meta["info"] = dict(self.info)
         return meta
@@ -306,6 +368,7 @@ def load_policy(path: str | Path) -> PolicyNetwork:
             observation=meta["observation"],
             architecture=meta["architecture"],
             info=meta.get("info"),
+            value_outputs=meta["value"]["outputs"] if "value" in meta else (),
         )
     except ModelLoadError as e:
         raise ModelLoadError(f"{path}: {e}") from None
@@ -322,7 +385,7 @@ def average_policies(networks: Sequence[PolicyNetwork], info: Mapping[str, Any] 
         raise ValueError("averaging needs at least two networks")
     first = networks[0]
     for i, other in enumerate(networks[1:], start=1):
-        for field in ("architecture", "observation", "players", "activation"):
+        for field in ("architecture", "observation", "players", "activation", "value_outputs"):
             if getattr(other, field) != getattr(first, field):
                 raise ValueError(
                     f"network {i} has {field} {getattr(other, field)!r}, network 0 {getattr(first, field)!r}"
@@ -343,6 +406,7 @@ def average_policies(networks: Sequence[PolicyNetwork], info: Mapping[str, Any] 
         first.observation,
         first.architecture,
         first.info if info is None else info,
+        first.value_outputs,
     )
 
 
@@ -378,6 +442,18 @@ def _parse_metadata(path: Path, header: Mapping[str, str]) -> dict[str, Any]:
         raise ModelLoadError(f"{path}: players must be a list of table sizes, got {meta['players']!r}")
     if "info" in meta and not isinstance(meta["info"], dict):
         raise ModelLoadError(f"{path}: info must be a JSON object, got {meta['info']!r}")
+    if "value" in meta:
+        value = meta["value"]
+        if version < 2:
+            raise ModelLoadError(f"{path}: a value head needs format_version 2, the file says {version}")
+        if not (
+            isinstance(value, dict)
+            and set(value) == {"outputs"}
+            and isinstance(value["outputs"], list)
+            and value["outputs"]
+            and all(isinstance(name, str) for name in value["outputs"])
+        ):
+            raise ModelLoadError(f"{path}: value must be {{'outputs': [names]}}, got {value!r}")
     layers = meta["layers"]
     if not isinstance(layers, list) or not layers:
         raise ModelLoadError(f"{path}: layers must be a non-empty list, got {layers!r}")

@@ -145,12 +145,11 @@ def _init_network(config: TrainConfig) -> PolicyNetwork:
 
 def _actor_update(network: PolicyNetwork, config: TrainConfig) -> dict[str, np.ndarray]:
     actor, _ = _layer_keys(len(config.net_arch))
-    if len(network.weights) != len(actor):
-        raise ConfigError(
-            f"init_model has {len(network.weights)} layers; net_arch {config.net_arch} needs {len(actor)}"
-        )
+    policy = network.groups["policy"]  # a value head, if the file has one, is not the actor's
+    if len(policy) != len(actor):
+        raise ConfigError(f"init_model has {len(policy)} policy layers; net_arch {config.net_arch} needs {len(actor)}")
     update = {}
-    for key, (w, b) in zip(actor, network.weights):
+    for key, (w, b) in zip(actor, policy):
         update[f"{key}.weight"], update[f"{key}.bias"] = w, b
     return update
 

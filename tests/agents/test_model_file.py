@@ -158,7 +158,7 @@ REFUSED_METADATA = [
     ("not JSON", "{format: skyjo-policy", "metadata is not JSON"),
     ("JSON but not an object", "[1, 2]", "metadata is not a JSON object"),
     ("another format", _edit(format="keras"), "format is 'keras', expected 'skyjo-policy'"),
-    ("a newer format version", _edit(format_version=2), "format version 2 is newer than this skyjo-rl reads"),
+    ("a newer format version", _edit(format_version=3), "format version 3 is newer than this skyjo-rl reads"),
     ("a version that is text", _edit(format_version="1"), "format_version must be a positive integer"),
     ("a version of true", _edit(format_version=True), "format_version must be a positive integer"),
     ("no activation", _edit(activation=_DROP), "the metadata lacks activation"),
@@ -317,7 +317,7 @@ def _loads_or_refuses(path: Path) -> None:
         network = load_policy(path)
     except ModelLoadError:
         return
-    assert network.metadata()["format_version"] == FORMAT_VERSION and network.metadata()["format"] == FORMAT
+    assert network.metadata()["format_version"] in (1, FORMAT_VERSION) and network.metadata()["format"] == FORMAT
     assert network.logits(np.zeros(network.observation_size, np.float32)).shape == (26,)
 
 
@@ -386,3 +386,74 @@ def test_a_policy_file_is_a_bot_by_path_and_plays_legal_moves(tmp_path):
     bot = agents.make(str(path))
     assert isinstance(bot, PolicyBot) and bot.name == "small" and bot.num_players == 2
     plays_a_legal_game(bot, seed=4)
+
+
+# ------------------------------------------------------------------ value head (format version 2)
+
+
+def _with_value_head(outputs: tuple[str, ...] = ("win_logit", "round_margin"), **kwargs: Any) -> PolicyNetwork:
+    """496 -> 16 -> 26 and a value head 496 -> 8 -> len(outputs)."""
+    policy = random_layers([(16, SIZE_2P), (26, 16)])
+    value = random_layers([(8, SIZE_2P), (len(outputs), 8)], seed=1)
+    named = {"policy.0": policy[0], "policy.1": policy[1], "value.0": value[0], "value.1": value[1]}
+    return PolicyNetwork(named, "tanh", [2], value_outputs=outputs, **kwargs)
+
+
+def test_a_value_head_round_trips_as_format_version_2(tmp_path):
+    network = _with_value_head()
+    loaded = load_policy(save_policy(network, tmp_path / "v.safetensors"))
+    meta = loaded.metadata()
+    assert meta["format_version"] == 2 and meta["value"] == {"outputs": ["win_logit", "round_margin"]}
+    obs = observations(2, 30, seed=2)
+    assert loaded.has_value and loaded.values(obs).shape == (30, 2)
+    assert np.array_equal(loaded.values(obs), network.values(obs))
+    assert np.array_equal(loaded.logits(obs), small_network().logits(obs))  # the head leaves the policy as it was
+    features = loaded.features(obs)
+    assert np.array_equal(loaded.logits_of_features(features), loaded.logits(obs))
+
+
+def test_a_file_without_a_value_head_is_still_written_as_version_1(tmp_path):
+    loaded = load_policy(save_policy(small_network(), tmp_path / "p.safetensors"))
+    assert loaded.metadata()["format_version"] == 1 and not loaded.has_value
+    with pytest.raises(ValueError, match="no value head"):
+        loaded.values(observations(2, 3, seed=0))
+
+
+def test_the_shipped_seats_model_gives_values_for_every_table_size():
+    network = load_policy(SHIPPED_MODEL_ALL)
+    for n in (2, 5, 8):
+        obs = np.stack([PolicyBot(network)._encode(seat_view(new_game(Rules(num_players=n), seed=n), 0))])
+        assert network.logits(obs).shape == (1, 26)
+        if network.has_value:
+            assert network.values(obs).shape == (1, len(network.value_outputs))
+
+
+@pytest.mark.parametrize(
+    ("case", "edit", "message"),
+    [
+        ("a value head in a version-1 file", {"format_version": 1}, "a value head needs format_version 2"),
+        ("value not an object", {"value": ["win_logit"]}, "value must be"),
+        ("an unknown output", {"value": {"outputs": ["elo"]}}, "value outputs must be distinct names"),
+        ("an output named twice", {"value": {"outputs": ["win_logit", "win_logit"]}}, "distinct names"),
+        ("more names than outputs", {"value": {"outputs": ["win_logit"]}}, "the value head gives 2 outputs"),
+    ],
+)
+def test_a_bad_value_head_is_refused_with_the_reason(tmp_path, case, edit, message):
+    network = _with_value_head()
+    tensors = {}
+    for name, (w, b) in network.named.items():
+        tensors[f"{name}.weight"], tensors[f"{name}.bias"] = w, b
+    meta = {**network.metadata(), **edit}
+    with pytest.raises(ModelLoadError, match=message):
+        load_policy(write(tmp_path / "bad.safetensors", tensors, meta))
+
+
+def test_value_layers_without_value_metadata_are_refused(tmp_path):
+    network = _with_value_head()
+    tensors = {}
+    for name, (w, b) in network.named.items():
+        tensors[f"{name}.weight"], tensors[f"{name}.bias"] = w, b
+    meta = small_network().metadata()
+    meta["layers"] = [{"name": n, "shape": list(w.shape)} for n, (w, _) in network.named.items()]
+    with pytest.raises(ModelLoadError):
+        load_policy(write(tmp_path / "bad.safetensors", tensors, meta))
