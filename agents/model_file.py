@@ -279,7 +279,12 @@ class PolicyNetwork:
     def _seat_features(self, x: np.ndarray) -> np.ndarray:
         lay = seats_layout()
         head = x[:, : lay.head].astype(np.float64)
-        blocks = x[:, lay.head :].reshape(len(x), -1, lay.block).astype(np.float64)
+        blocks = x[:, lay.head :].reshape(len(x), -1, lay.block)
+        # Only the slots some row fills: an empty slot is all zero and masked out of the pool, so
+        # leaving it out gives the same numbers (at 2 players a third of the work of all eight).
+        filled = np.flatnonzero(blocks[:, :, 0].any(axis=0))
+        used = max(3, int(filled[-1]) + 1) if filled.size else 3
+        blocks = blocks[:, :used].astype(np.float64)
         own = self._encode("self", blocks[:, 0])
         opponents = self._encode("opponent", blocks[:, 1:])  # (B, slots - 1, E): the same weights for each
         present = blocks[:, 3:, 0]  # the slots past next and previous

@@ -13,11 +13,21 @@ if TYPE_CHECKING:
     from agents.ppo_bot import PolicyBot
 
 _REGISTRY: dict[str, tuple[Callable[..., Policy], str]] = {}
+_OPTIONS: dict[str, Callable[[str], dict[str, Any]]] = {}
 
 
-def register(name: str, factory: Callable[..., Policy], summary: str) -> None:
-    """Make `factory(**kwargs)` available as `agents.make(name, **kwargs)`."""
+def register(
+    name: str,
+    factory: Callable[..., Policy],
+    summary: str,
+    options: Callable[[str], dict[str, Any]] | None = None,
+) -> None:
+    """Make `factory(**kwargs)` available as `agents.make(name, **kwargs)`. With `options` (a parser of
+    `"key=value,..."` into keyword arguments), `make("name:key=value,...")` works too, so that a
+    budget can be given wherever an agent name is (`skyjo eval "ppo+search:ms=200" expert`)."""
     _REGISTRY[name] = (factory, summary)
+    if options is not None:
+        _OPTIONS[name] = options
 
 
 def available() -> list[str]:
@@ -35,7 +45,7 @@ def is_model_path(name: str) -> bool:
     """Whether `make(name)` reads `name` as a model file's path: not a registered name, and a name
     ending in .safetensors or .zip, holding a `/`, or naming something that exists."""
     _load_builtins()
-    if not name or name in _REGISTRY:
+    if not name or name in _REGISTRY or name.partition(":")[0] in _OPTIONS:
         return False
     return name.endswith((".safetensors", ".zip")) or "/" in name or Path(name).exists()
 
@@ -50,6 +60,10 @@ def make(name: str | Policy, **kwargs: Any) -> Policy:
     if name in _REGISTRY:
         factory, _ = _REGISTRY[name]
         return factory(**kwargs)
+    base, colon, text = name.partition(":")
+    if colon and base in _OPTIONS:
+        factory, _ = _REGISTRY[base]
+        return factory(**{**_OPTIONS[base](text), **kwargs})
     if is_model_path(name):
         from agents.ppo_bot import PolicyBot
 
@@ -80,6 +94,12 @@ def _load_builtins() -> None:
         "the shipped MaskablePPO agent, one network for 2 to 8 players (agents/models/ppo_all.safetensors)",
     )
     register(
+        "ppo+search",
+        _search,
+        "ppo with a search at play time over sampled worlds (agents/search.py); options: ppo+search:depth=0,ms=50",
+        options=_search_options,
+    )
+    register(
         "ppo_2p",
         functools.partial(_shipped, "ppo_2p", "SHIPPED_MODEL_2P"),
         "the earlier MaskablePPO agent, 2 players only (agents/models/ppo_2p.safetensors)",
@@ -95,3 +115,15 @@ def _shipped(name: str, constant: str, **kwargs: Any) -> PolicyBot:
     bot = ppo_bot.PolicyBot(path, **kwargs)
     bot.name = name
     return bot
+
+
+def _search(**kwargs: Any) -> Policy:
+    from agents.search import SearchBot
+
+    return SearchBot(**kwargs)
+
+
+def _search_options(text: str) -> dict[str, Any]:
+    from agents.search import parse_options
+
+    return parse_options(text)

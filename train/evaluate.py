@@ -3,15 +3,24 @@
 Seats rotate so that each agent plays each seat equally often (game g puts agent i
 in seat (i + g) mod N); every game and every bot is seeded from --seed, so a run
 replays exactly. Games are spread over worker processes. A shared win counts 1/k.
+
+Each agent's time per move is measured (median and 95th percentile, in the report). With
+`records=PATH` (`skyjo eval --records PATH`) every finished game is appended to PATH as one JSON
+line as its chunk finishes, and a run given a file that already holds games of the same run
+(agents, seed, rules) plays only the games it lacks: a long evaluation (a search agent's) can be
+stopped and resumed, and its report is the one an uninterrupted run gives.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing as mp
 import sys
+import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,6 +39,7 @@ class GameRecord:
     round_scores: list[list[int]]  # per round, per agent
     final_totals: list[int]
     truncated: bool
+    move_ms: list[list[float]] = field(default_factory=list)  # per agent, each move's time in milliseconds
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -47,11 +57,15 @@ def play_game(bots: list[Any], agent_names: list[str], rules: Rules, seed: int, 
     state = new_game(rules, seed=s)
     for i, bot in enumerate(bots):
         bot.reset(s + 1 + i)
+    move_ms: list[list[float]] = [[] for _ in range(n)]
     while not state.is_finished:
         seat = state.current_player
         i = bot_at_seat[seat]
         legal = legal_actions(state)
-        action = bots[i].act(seat_view(state, seat), legal)
+        view = seat_view(state, seat)
+        start = time.perf_counter()
+        action = bots[i].act(view, legal)
+        move_ms[i].append(round((time.perf_counter() - start) * 1000, 4))
         try:
             apply_action(state, action)
         except IllegalActionError as e:
@@ -64,6 +78,7 @@ def play_game(bots: list[Any], agent_names: list[str], rules: Rules, seed: int, 
         round_scores=[[r[seat_of[i]] for i in range(n)] for r in state.round_history],
         final_totals=[state.totals[seat_of[i]] for i in range(n)],
         truncated=state.is_truncated,
+        move_ms=move_ms,
     )
 
 
@@ -101,8 +116,9 @@ def evaluate(
     rules: Rules | None = None,
     workers: int | None = None,
     progress: bool = True,
+    records: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Play `games` games and return the report (the `--json` format)."""
+    """Play `games` games and return the report (the `--json` format); `records`: see the module doc."""
     from agents import make
 
     rules = rules or Rules(num_players=len(agent_names))
@@ -113,30 +129,85 @@ def evaluate(
     for name in agent_names:
         make(name)  # fail early and clearly on an unknown name or a broken model file
     desc = "eval " + " vs ".join(agent_names)
-    records = play_chunked(_play_chunk, lambda c: (list(agent_names), rules, seed, c), games, workers, desc, progress)
-    return summarize(agent_names, records, games, seed, rules)
+    done: dict[int, GameRecord] = {}
+    on_part = None
+    if records is not None:
+        done, on_part = _records_file(Path(records), agent_names, seed, rules)
+    todo = [i for i in range(games) if i not in done]
+    played = play_chunked(
+        _play_chunk, lambda c: (list(agent_names), rules, seed, c), todo, workers, desc, progress, on_part
+    )
+    kept = [r for i, r in done.items() if i < games]
+    return summarize(agent_names, kept + played, games, seed, rules)
+
+
+def _records_file(
+    path: Path, agent_names: list[str], seed: int, rules: Rules
+) -> tuple[dict[int, GameRecord], Callable[[list[GameRecord]], None]]:
+    """The games already in `path` (a JSON-lines file: a header naming the run, then one game a line),
+    and a function that appends more. ValueError if the file holds another run's games."""
+    header = {"agents": list(agent_names), "seed": seed, "rules": asdict(rules)}
+    done: dict[int, GameRecord] = {}
+    if path.exists() and path.stat().st_size:
+        lines = path.read_text().splitlines()
+        try:
+            found = json.loads(lines[0])
+        except json.JSONDecodeError:
+            raise ValueError(f"{path}: not a records file of skyjo eval (its first line is not JSON)") from None
+        if found != header:
+            raise ValueError(
+                f"{path} holds games of another run ({found.get('agents')}, seed {found.get('seed')}); "
+                f"this run is {list(agent_names)}, seed {seed}: give another --records file"
+            )
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                record = GameRecord(**json.loads(line))
+            except (json.JSONDecodeError, TypeError):
+                if number == len(lines):  # a line cut short by a stop mid-write: play that game again
+                    break
+                raise ValueError(f"{path}: line {number} is not a game record") from None
+            done[record.index] = record
+        text = "\n".join(lines[: 1 + len(done)]) + "\n"
+        path.write_text(text)  # drop a cut line, so that appends start on a new line
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(header) + "\n")
+
+    def append(part: list[GameRecord]) -> None:
+        with path.open("a") as f:
+            for record in part:
+                f.write(json.dumps(asdict(record)) + "\n")
+
+    return done, append
 
 
 def play_chunked(
     play: Callable[[Any], list[Any]],
     job: Callable[[list[int]], Any],
-    games: int,
+    games: int | list[int],
     workers: int | None,
     desc: str,
     progress: bool,
+    on_part: Callable[[list[Any]], None] | None = None,
 ) -> list[Any]:
-    """`play(job(indices))` for chunks of the game indices 0..games-1, spread over `workers` processes
-    (default: one per core) with a progress bar; the games' results, in no particular order."""
-    workers = max(1, min(workers or mp.cpu_count(), games))
-    size = max(1, min(50, games // (workers * 8) or 1))
-    jobs = [job(list(range(a, min(games, a + size)))) for a in range(0, games, size)]
+    """`play(job(indices))` for chunks of the game indices 0..games-1 (or of the list given), spread over
+    `workers` processes (default: one per core) with a progress bar; the games' results, in no
+    particular order. `on_part` is called with each chunk's results as it finishes."""
+    indices = list(range(games)) if isinstance(games, int) else list(games)
     results: list[Any] = []
-    bar = tqdm(total=games, desc=desc, unit="game", disable=not progress, file=sys.stderr)
+    if not indices:
+        return results
+    workers = max(1, min(workers or mp.cpu_count(), len(indices)))
+    size = max(1, min(50, len(indices) // (workers * 8) or 1))
+    jobs = [job(indices[a : a + size]) for a in range(0, len(indices), size)]
+    bar = tqdm(total=len(indices), desc=desc, unit="game", disable=not progress, file=sys.stderr)
     if workers == 1:
         for one in jobs:
             part = play(one)
             results += part
             bar.update(len(part))
+            if on_part is not None:
+                on_part(part)
     else:
         # fork is fastest, but forking a process that already runs torch's thread pools can hang
         # the children; spawn then.
@@ -145,6 +216,8 @@ def play_chunked(
             for part in pool.imap_unordered(play, jobs):
                 results += part
                 bar.update(len(part))
+                if on_part is not None:
+                    on_part(part)
     bar.close()
     return results
 
@@ -158,6 +231,7 @@ def summarize(agent_names: list[str], records: list[GameRecord], games: int, see
         wins = sum(r.win_share[i] for r in records)
         lo, hi = wilson_interval(wins, games)
         round_scores = [rs[i] for r in records for rs in r.round_scores]
+        times = [t for r in records for t in (r.move_ms[i] if r.move_ms else ())]
         results.append(
             {
                 "agent": name,
@@ -165,6 +239,8 @@ def summarize(agent_names: list[str], records: list[GameRecord], games: int, see
                 "win_rate_ci95": [lo, hi],
                 "mean_round_score": float(np.mean(round_scores)) if round_scores else float("nan"),
                 "mean_final_total": float(np.mean([r.final_totals[i] for r in records])),
+                "ms_per_move_median": float(np.median(times)) if times else float("nan"),
+                "ms_per_move_p95": float(np.percentile(times, 95)) if times else float("nan"),
             }
         )
     return {
@@ -184,12 +260,14 @@ def format_report(report: dict[str, Any]) -> str:
         f"{report['games']} games, seed {report['seed']}, {report['num_players']} players, "
         f"{report['mean_rounds_per_game']:.2f} rounds per game"
         + (f", {report['truncated_games']} truncated" if report["truncated_games"] else ""),
-        f"{'position':<9}{'agent':<24}{'win rate':>9}  {'95% CI':<15}{'round score':>12}{'final total':>12}",
+        f"{'position':<9}{'agent':<24}{'win rate':>9}  {'95% CI':<15}{'round score':>12}{'final total':>12}"
+        f"{'ms/move p50':>12}{'p95':>8}",
     ]
     for k, r in enumerate(report["results"]):
         lo, hi = r["win_rate_ci95"]
         lines.append(
             f"{k:<9}{r['agent'][:23]:<24}{r['win_rate']:>9.3f}  [{lo:.3f}, {hi:.3f}]  "
             f"{r['mean_round_score']:>10.2f}{r['mean_final_total']:>12.1f}"
+            f"{r['ms_per_move_median']:>12.2f}{r['ms_per_move_p95']:>8.2f}"
         )
     return "\n".join(lines)

@@ -22,13 +22,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON")
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--records",
+        type=Path,
+        metavar="PATH",
+        help="append each game to PATH (JSON lines) as it finishes; a rerun with the same PATH plays only the games it lacks",
+    )
     add_rules_argument(parser)
 
 
 def run_from_args(args: argparse.Namespace) -> int:
     rules = rules_from_args(args, num_players=len(args.agents))
     try:
-        report = evaluate(args.agents, args.games, args.seed, rules, args.workers, progress=not args.no_progress)
+        report = evaluate(
+            args.agents, args.games, args.seed, rules, args.workers, progress=not args.no_progress, records=args.records
+        )
     except (ValueError, FileNotFoundError) as e:
         raise CommandError(str(e)) from None
     print(format_report(report))

@@ -50,14 +50,23 @@ def test_wilson_interval():
 def test_evaluate_report_and_reproducibility():
     a = evaluate(["greedy", "random"], 12, seed=5, workers=1, progress=False)
     b = evaluate(["greedy", "random"], 12, seed=5, workers=2, progress=False)
-    assert a == b
+    assert _results(a) == _results(b)  # all but the times per move, which are measured
+    assert {k: v for k, v in a.items() if k != "results"} == {k: v for k, v in b.items() if k != "results"}
     assert a["agents"] == ["greedy", "random"] and a["games"] == 12 and a["seed"] == 5
     assert [r["agent"] for r in a["results"]] == ["greedy", "random"]
     assert sum(r["win_rate"] for r in a["results"]) == pytest.approx(1.0)
     for r in a["results"]:
         lo, hi = r["win_rate_ci95"]
         assert lo <= r["win_rate"] <= hi
-        assert set(r) == {"agent", "win_rate", "win_rate_ci95", "mean_round_score", "mean_final_total"}
+        assert set(r) == {
+            "agent",
+            "win_rate",
+            "win_rate_ci95",
+            "mean_round_score",
+            "mean_final_total",
+            "ms_per_move_median",
+            "ms_per_move_p95",
+        }
     assert a["mean_rounds_per_game"] >= 1
 
 
@@ -93,3 +102,35 @@ def test_cli_bad_input_is_a_clear_error_not_a_traceback(args, message):
     assert done.returncode == 2
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _results(report):
+    return [{k: v for k, v in r.items() if not k.startswith("ms_per_move")} for r in report["results"]]
+
+
+def test_a_records_file_resumes_a_stopped_run_with_the_same_report(tmp_path):
+    whole = evaluate(["greedy", "random"], games=12, seed=5, workers=1, progress=False)
+    path = tmp_path / "run.jsonl"
+    first = evaluate(["greedy", "random"], games=5, seed=5, workers=1, progress=False, records=path)
+    assert first["games"] == 5 and len(path.read_text().splitlines()) == 1 + 5
+    with path.open("a") as f:
+        f.write('{"index": 5, "win_sh')  # a stop in the middle of a write
+    resumed = evaluate(["greedy", "random"], games=12, seed=5, workers=1, progress=False, records=path)
+    assert _results(resumed) == _results(whole)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 1 + 12 and sorted(json.loads(line)["index"] for line in lines[1:]) == list(range(12))
+
+
+def test_a_records_file_of_another_run_is_refused(tmp_path):
+    path = tmp_path / "run.jsonl"
+    evaluate(["greedy", "random"], games=2, seed=5, workers=1, progress=False, records=path)
+    before = path.read_text()
+    with pytest.raises(ValueError, match="holds games of another run"):
+        evaluate(["greedy", "random"], games=2, seed=6, workers=1, progress=False, records=path)
+    assert path.read_text() == before
+
+
+def test_the_report_gives_each_agents_time_per_move():
+    report = evaluate(["greedy", "random"], games=3, seed=0, workers=1, progress=False)
+    for result in report["results"]:
+        assert 0 < result["ms_per_move_median"] <= result["ms_per_move_p95"]

@@ -1,0 +1,370 @@
+"""`ppo+search`: the shipped network, improved at play time by a search over sampled worlds.
+
+In Skyjo nobody knows a face-down card, not even its owner, and a drawn card is shown: every
+seat's belief is the same uniform deal of the unseen cards (`skyjo_env.engine.worlds`). So the
+search never needs the real face-down cards or draw pile: it deals worlds from the view.
+
+For each candidate move (the legal moves, or the network's `top` most likely), it estimates the
+seat's value after the move, and keeps the network's own move unless another is better by
+`margin` (and, when the estimate is sampled, by a standard error of the paired difference):
+
+- **`depth=0`** (the default): **exact one-ply expectation.** A move turns up at most one unseen
+  card (the draw pile's top, or the face-down card turned or exchanged), whose value follows the
+  unseen counts exactly; the search scores every value the card can have, weighted by its count,
+  with the network's value head (`value.*` layers of a policy file of format version 2) read from
+  the seat's own view of the position after the move. No playout, no sampling noise.
+- **`depth=D`**: `worlds` sampled worlds, the same ones for every candidate (common random
+  numbers: the same cards in the same order), the move, then the network plays every seat for
+  `D` decisions (one batched forward pass over all worlds a step), then the value head. With
+  `leaf="round"` it plays to the end of the round instead and scores the round's points, the
+  ender's doubling included (no value head needed: a policy file of version 1 works too).
+
+A position where the game ends is scored by its result (a share of the win); in `leaf="margin"` a
+move that ends the round, by the round's points. `ms` bounds a move's time: a playout still running
+then is scored where it stands. Setup reveals and forced moves are the network's.
+
+Options, also in an agent name: `ppo+search:depth=2,worlds=32,ms=200` (see `parse_options`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import check_plays
+from agents.model_file import PolicyNetwork
+from agents.ppo_bot import SHIPPED_MODEL_ALL, load_network
+from skyjo_env.engine import DRAW, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, apply_action, legal_actions
+from skyjo_env.engine.cards import CARD_VALUES
+from skyjo_env.engine.codes import HIDDEN, REMOVED, Phase
+from skyjo_env.engine.state import GameState
+from skyjo_env.engine.view import SeatView
+from skyjo_env.engine.worlds import sample_world, unseen_counts
+from skyjo_env.observation import StateEncoding, encoder
+
+__all__ = ["LEAVES", "SearchBot", "SearchResult", "parse_options"]
+
+LEAVES = ("win", "margin", "round")
+_SETUP = int(Phase.SETUP_REVEAL)
+_OPTION_TYPES = {
+    "depth": int,
+    "worlds": int,
+    "ms": float,
+    "margin": float,
+    "top": lambda text: None if text == "all" else int(text),
+    "leaf": str,
+    "z": float,
+    "model": str,
+}
+
+
+def parse_options(text: str) -> dict[str, object]:
+    """`depth=2,worlds=32` -> {"depth": 2, "worlds": 32}; ValueError naming a bad key or value."""
+    options: dict[str, object] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or key not in _OPTION_TYPES:
+            raise ValueError(
+                f"bad search option {part!r}: expected key=value with key one of {', '.join(_OPTION_TYPES)}"
+            )
+        try:
+            options[key] = _OPTION_TYPES[key](value)
+        except ValueError:
+            kind = "int or all" if key == "top" else _OPTION_TYPES[key].__name__
+            raise ValueError(f"bad search option {part!r}: {key} must be {kind}") from None
+    return options
+
+
+@dataclass
+class SearchResult:
+    """What one search found: each candidate's estimated value (win share, or round points), its
+    standard error against the network's move (0 when exact), and the move chosen."""
+
+    candidates: list[int]
+    values: list[float]
+    errors: list[float]
+    network_move: int
+    chosen: int
+    leaves: int
+    seconds: float
+    depth_reached: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+class SearchBot:
+    """The network plus a search at play time (module doc). Plays 2 to 8 players, as its network."""
+
+    name = "ppo+search"
+
+    def __init__(
+        self,
+        model: str | Path | PolicyNetwork | None = None,
+        *,
+        depth: int = 0,
+        worlds: int = 16,
+        ms: float = 50.0,
+        margin: float = 0.0,
+        top: int | None = 2,
+        leaf: str = "round",
+        z: float = 2.0,
+        seed: int | None = None,
+    ) -> None:
+        if leaf not in LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
+        if depth < 0 or worlds < 1 or ms <= 0 or margin < 0 or z < 0 or (top is not None and top < 1):
+            raise ValueError(
+                f"bad search budget: depth {depth} (>= 0), worlds {worlds} (>= 1), ms {ms} (> 0), "
+                f"margin {margin} (>= 0), z {z} (>= 0), top {top} (>= 1 or none)"
+            )
+        self.network = model if isinstance(model, PolicyNetwork) else load_network(model or SHIPPED_MODEL_ALL)
+        if leaf != "round" and not self.network.has_value:
+            raise ValueError(
+                f"leaf={leaf!r} scores with a value head, and this policy file has none "
+                "(format version 1): use leaf=round, or a file with a value head (python -m train.value)"
+            )
+        self.depth, self.worlds, self.ms, self.margin, self.top, self.leaf, self.z = (
+            depth,
+            worlds,
+            ms,
+            margin,
+            top,
+            leaf,
+            z,
+        )
+        self.players = self.network.players
+        self._encoders: dict[int, StateEncoding] = {}
+        self._buffers: dict[int, np.ndarray] = {}
+        self.last: SearchResult | None = None
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    # ---------------------------------------------------------------- the move
+
+    def act(self, view: SeatView, legal_actions_: Sequence[int]) -> int:
+        start = time.perf_counter()
+        n = view.rules.num_players
+        check_plays(self, n, self.name)
+        coder = self._coder(n)
+        obs = coder.encode(
+            0,
+            view.grid_values,
+            view.grid_status,
+            view.discard_pile,
+            view.held_card,
+            view.held_from,
+            view.phase,
+            view.to_play,
+            view.draw_pile_size,
+            view.round_ender,
+            view.totals,
+        )
+        logits = self.network.logits(obs[None, :])[0]
+        legal = list(legal_actions_)
+        network_move = legal[int(np.argmax(logits[legal]))]
+        world_rng = np.random.default_rng(self._rng.integers(2**63))  # one draw a move, searched or not
+        self.last = None
+        if len(legal) == 1 or view.phase == _SETUP:
+            return network_move
+        order = sorted(legal, key=lambda a: -logits[a])
+        candidates = order if self.top is None else order[: self.top]
+        if network_move not in candidates:
+            candidates = [network_move, *candidates]
+        if len(candidates) == 1:
+            return network_move
+        if self.depth == 0 and self.leaf != "round":
+            result = self._exact(view, candidates, network_move, world_rng, start)
+        else:
+            result = self._playouts(view, candidates, network_move, world_rng, start)
+        self.last = result
+        return result.chosen
+
+    def _choose(self, candidates, values, errors, network_move) -> int:
+        base = values[candidates.index(network_move)]
+        best = int(np.argmax(values))
+        gain = values[best] - base
+        if gain > self.margin and gain > self.z * errors[best]:
+            return candidates[best]
+        return network_move
+
+    # ---------------------------------------------------------------- depth 0: exact expectation
+
+    def _exact(self, view: SeatView, candidates, network_move, rng, start) -> SearchResult:
+        world = sample_world(view, rng)
+        me = view.seat
+        counts = unseen_counts(view)
+        total = sum(counts)
+        outcomes = [(v, c / total) for v, c in zip(CARD_VALUES, counts) if c] if total else []
+        leaves: list[GameState] = []
+        weights: list[tuple[int, float]] = []  # (candidate index, probability)
+        for index, action in enumerate(candidates):
+            position = _turned_up(world, action)
+            if position is None or not outcomes:
+                leaves.append(apply_action(world.copy(), action))
+                weights.append((index, 1.0))
+                continue
+            for value, p in outcomes:
+                leaf = world.copy()
+                _force(leaf, position, value)
+                leaves.append(apply_action(leaf, action))
+                weights.append((index, p))
+        scores = self._score(leaves, me)
+        values = [0.0] * len(candidates)
+        for (index, p), score in zip(weights, scores):
+            values[index] += p * score
+        errors = [0.0] * len(candidates)
+        chosen = self._choose(candidates, values, errors, network_move)
+        return SearchResult(candidates, values, errors, network_move, chosen, len(leaves), time.perf_counter() - start)
+
+    # ---------------------------------------------------------------- depth D: sampled worlds and playouts
+
+    def _playouts(self, view: SeatView, candidates, network_move, rng, start) -> SearchResult:
+        me = view.seat
+        worlds = [sample_world(view, rng) for _ in range(self.worlds)]
+        states = [apply_action(w.copy(), a) for a in candidates for w in worlds]
+        deadline = start + self.ms / 1000.0
+        depth = 0
+        limit = math.inf if self.leaf == "round" else self.depth
+        n = view.rules.num_players
+        coder = self._coder(n)
+        while depth < limit and time.perf_counter() < deadline:
+            moving = [s for s in states if not s.is_finished and not s.round_history]
+            if not moving:
+                break
+            buffer = self._buffer(n, len(moving))
+            coder.encode_states(moving, [s.current_player for s in moving], buffer)
+            logits = self.network.logits(buffer[: len(moving)])
+            for state, row in zip(moving, logits):
+                legal = legal_actions(state)
+                apply_action(state, legal[int(np.argmax(row[legal]))])
+            depth += 1
+        scores = np.asarray(self._score(states, me)).reshape(len(candidates), self.worlds)
+        base = scores[candidates.index(network_move)]
+        values = scores.mean(axis=1).tolist()
+        diffs = scores - base
+        errors = (
+            (diffs.std(axis=1, ddof=1) / math.sqrt(self.worlds)).tolist()
+            if self.worlds > 1
+            else [0.0] * len(candidates)
+        )
+        chosen = self._choose(candidates, values, errors, network_move)
+        return SearchResult(
+            candidates, values, errors, network_move, chosen, len(states), time.perf_counter() - start, depth
+        )
+
+    # ---------------------------------------------------------------- leaves
+
+    def _score(self, leaves: Sequence[GameState], me: int) -> list[float]:
+        """Each leaf's value for seat `me`: a win share, or (`margin`, `round`) round points."""
+        scores: list[float | None] = [None] * len(leaves)
+        ask: list[int] = []
+        for i, leaf in enumerate(leaves):
+            if leaf.is_finished and not leaf.is_truncated and self.leaf == "win":
+                winners = leaf.winners
+                scores[i] = 1.0 / len(winners) if me in winners else 0.0
+                continue
+            if self.leaf != "win" and leaf.round_history:
+                scores[i] = _round_margin(leaf.round_history[-1], me)
+                continue
+            if self.leaf == "round":
+                scores[i] = _estimated_margin(leaf, me)
+                continue
+            ask.append(i)
+        if ask:
+            n = leaves[0].num_players
+            buffer = self._buffer(n, len(ask))
+            self._coder(n).encode_states([leaves[i] for i in ask], [me] * len(ask), buffer)
+            out = self.network.values(buffer[: len(ask)])
+            column = self.network.value_outputs.index("win_logit" if self.leaf == "win" else "round_margin")
+            raw = out[:, column]
+            values = 1.0 / (1.0 + np.exp(-raw)) if self.leaf == "win" else raw * 10.0
+            for i, v in zip(ask, values):
+                scores[i] = float(v)
+        return [float(s) for s in scores]
+
+    # ---------------------------------------------------------------- helpers
+
+    def _coder(self, n: int) -> StateEncoding:
+        coder = self._encoders.get(n)
+        if coder is None:
+            coder = self._encoders[n] = encoder(self.network.observation, n)
+        return coder
+
+    def _buffer(self, n: int, rows: int) -> np.ndarray:
+        buffer = self._buffers.get(n)
+        if buffer is None or len(buffer) < rows:
+            buffer = self._buffers[n] = np.empty((max(rows, 64), self.network.observation_size), dtype=np.float32)
+        return buffer
+
+
+def _turned_up(state: GameState, action: int) -> tuple | None:
+    """Where the unseen card that `action` turns up lies: ("draw",) for the draw pile's top,
+    ("slot", seat, slot) for a face-down slot; None if the move turns up no unseen card."""
+    seat = state.current_player
+    if action == DRAW:
+        return ("draw",) if state.draw_pile else None  # an empty pile is reshuffled from seen cards
+    if action == TAKE_DISCARD:
+        return None
+    slot = action if action < NUM_SLOTS else action - REVEAL_FIRST
+    return ("slot", seat, slot) if state.status[seat][slot] == HIDDEN else None
+
+
+def _force(state: GameState, position: tuple, value: int) -> None:
+    """Make the unseen card at `position` a `value`, exchanging it with an unseen card of that value
+    (the unseen cards are exchangeable, so the world stays a uniform deal given that card)."""
+    places = [("draw", i) for i in range(len(state.draw_pile))] + [
+        ("slot", p, s) for p in range(state.num_players) for s in range(NUM_SLOTS) if state.status[p][s] == HIDDEN
+    ]
+    target = ("draw", len(state.draw_pile) - 1) if position == ("draw",) else position
+    if _get(state, target) == value:
+        return
+    for place in places:
+        if place != target and _get(state, place) == value:
+            other = _get(state, target)
+            _set(state, target, value)
+            _set(state, place, other)
+            return
+    raise ValueError(f"no unseen card of value {value} to place at {position}")
+
+
+def _get(state: GameState, place: tuple) -> int:
+    return state.draw_pile[place[1]] if place[0] == "draw" else state.values[place[1]][place[2]]
+
+
+def _set(state: GameState, place: tuple, value: int) -> None:
+    if place[0] == "draw":
+        state.draw_pile[place[1]] = value
+    else:
+        state.values[place[1]][place[2]] = value
+
+
+def _round_margin(scores: Sequence[int], me: int) -> float:
+    """The others' mean round score less mine (after the ender's doubling): round points, higher is better."""
+    mine = scores[me]
+    return (sum(scores) - mine) / (len(scores) - 1) - mine
+
+
+def _estimated_margin(state: GameState, me: int) -> float:
+    """`_round_margin` of the round as it stands, each face-down card counted at the mean unseen card
+    (a playout cut short by the time budget)."""
+    hidden = [
+        state.values[p][s] for p in range(state.num_players) for s in range(NUM_SLOTS) if state.status[p][s] == HIDDEN
+    ]
+    pool = hidden + list(state.draw_pile)
+    mean = float(np.mean(pool)) if pool else 0.0
+    grids = []
+    for p in range(state.num_players):
+        grids.append(
+            sum(
+                (mean if state.status[p][s] == HIDDEN else state.values[p][s])
+                for s in range(NUM_SLOTS)
+                if state.status[p][s] != REMOVED
+            )
+        )
+    return _round_margin(grids, me)

@@ -1,0 +1,168 @@
+"""The search agent (`ppo+search`): legal moves, no peeking, its budget, every table size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from agents.model_file import PolicyNetwork, load_policy
+from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL
+from agents.search import SearchBot, _force, _round_margin, _turned_up, parse_options
+from skyjo_env.engine import DRAW, Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine.codes import HIDDEN, Phase
+from skyjo_env.engine.view import seat_view
+from skyjo_env.engine.worlds import sample_world, unseen_counts
+from tests.helpers import played_state, plays_a_legal_game, shuffle_hidden_information
+from train.value import OUTPUTS, attach_value_head
+
+
+def _with_random_value_head(seed: int = 0) -> PolicyNetwork:
+    """The shipped network with a small random value head (what `python -m train.value` writes, untrained)."""
+    network = load_policy(SHIPPED_MODEL_ALL)
+    rng = np.random.default_rng(seed)
+    layers = [
+        (rng.normal(0, 0.1, (16, network.features_size)).astype(np.float32), np.zeros(16, np.float32)),
+        (rng.normal(0, 0.1, (len(OUTPUTS), 16)).astype(np.float32), np.zeros(len(OUTPUTS), np.float32)),
+    ]
+    return attach_value_head(network, layers)
+
+
+def _mid_round(num_players: int, seed: int):
+    """A state mid-round where the current player holds a drawn card (several moves to choose from)."""
+    state = played_state(num_players, 0, seed)
+    rng = np.random.default_rng(seed)
+    while not (
+        state.phase == Phase.HOLDING_DRAWN and sum(s == HIDDEN for s in state.status[state.current_player]) >= 4
+    ):
+        legal = legal_actions(state)
+        action = DRAW if DRAW in legal and rng.random() < 0.7 else int(rng.choice(legal))
+        apply_action(state, action)
+    return state
+
+
+def test_options_parse_and_bad_ones_are_refused():
+    assert parse_options("worlds=32,ms=200,leaf=round") == {"worlds": 32, "ms": 200.0, "leaf": "round"}
+    with pytest.raises(ValueError, match="key one of"):
+        parse_options("wolds=3")
+    with pytest.raises(ValueError, match="worlds must be int"):
+        parse_options("worlds=many")
+    with pytest.raises(ValueError, match="leaf must be one of"):
+        SearchBot(leaf="guess")
+    with pytest.raises(ValueError, match="bad search budget"):
+        SearchBot(worlds=0)
+
+
+def test_agents_make_knows_the_search_agent_with_its_options():
+    bot = agents.make("ppo+search:worlds=8,ms=20")
+    assert isinstance(bot, SearchBot) and bot.worlds == 8 and bot.ms == 20.0
+    assert "ppo+search" in agents.available()
+    with pytest.raises(ValueError, match="bad search option"):
+        agents.make("ppo+search:depth")
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 8])
+def test_it_plays_a_legal_game_at_every_table_size(num_players):
+    bot = SearchBot(worlds=2, top=2, ms=10, seed=num_players)
+    state = plays_a_legal_game(bot, seed=num_players, num_players=num_players, opponent="expert")
+    assert state.is_finished
+
+
+def test_a_version_1_file_plays_with_round_playouts_and_value_leaves_need_a_head():
+    bot = SearchBot(SHIPPED_MODEL_2P, leaf="round", worlds=4, top=2, ms=20, seed=0)
+    assert plays_a_legal_game(bot, seed=3, num_players=2, opponent="greedy").is_finished
+    with pytest.raises(ValueError, match="has none"):
+        SearchBot(SHIPPED_MODEL_2P, leaf="win")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"leaf": "round", "worlds": 4, "top": 2},
+        {"leaf": "win", "depth": 0},
+        {"leaf": "margin", "depth": 2, "worlds": 6, "top": 3},
+    ],
+)
+def test_no_peeking_the_real_hidden_cards_change_no_search_result(options):
+    network = _with_random_value_head()
+    for seed in range(2):
+        state = _mid_round(2, seed)
+        shuffled = shuffle_hidden_information(state, np.random.default_rng(seed + 100))
+        assert shuffled.values != state.values or shuffled.draw_pile != state.draw_pile
+        results = []
+        for real in (state, shuffled):
+            bot = SearchBot(network, ms=10_000, seed=7, **options)
+            move = bot.act(seat_view(real, real.current_player), legal_actions(real))
+            results.append((move, bot.last.candidates, bot.last.values, bot.last.errors))
+        assert results[0] == results[1]
+
+
+def test_only_legal_moves_over_random_positions():
+    bot = SearchBot(worlds=2, top=3, ms=10, seed=1)
+    for seed in range(2):
+        state = _mid_round(3, seed)
+        for _ in range(20):
+            if state.is_finished:
+                break
+            legal = legal_actions(state)
+            action = bot.act(seat_view(state, state.current_player), legal)
+            assert action in legal
+            apply_action(state, action)
+
+
+def test_the_time_budget_cuts_the_playouts_short():
+    state = _mid_round(4, 0)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    slow = SearchBot(leaf="round", worlds=8, top=3, ms=10_000, seed=0)
+    slow.act(view, legal)
+    quick = SearchBot(leaf="round", worlds=8, top=3, ms=5, seed=0)
+    quick.act(view, legal)
+    assert quick.last.depth_reached < slow.last.depth_reached
+    # the playouts stop at the deadline; scoring what stands adds a little (loose: shared CI machines)
+    assert quick.last.seconds < 0.005 + 0.5
+
+
+def test_an_exchanged_card_is_forced_without_changing_the_unseen_cards():
+    state = _mid_round(2, 1)
+    view = seat_view(state, state.current_player)
+    world = sample_world(view, np.random.default_rng(0))
+    hidden_slot = next(s for s in range(12) if world.status[world.current_player][s] == HIDDEN)
+    position = _turned_up(world, hidden_slot)
+    assert position == ("slot", world.current_player, hidden_slot)
+    for value in {v for v, c in zip(range(-2, 13), unseen_counts(view)) if c}:
+        forced = world.copy()
+        _force(forced, position, value)
+        assert forced.values[forced.current_player][hidden_slot] == value
+        assert all(seat_view(forced, p) == seat_view(world, p) for p in range(2))  # nobody sees a difference
+        unseen = sorted(
+            [forced.values[p][s] for p in range(2) for s in range(12) if forced.status[p][s] == HIDDEN]
+            + forced.draw_pile
+        )
+        before = sorted(
+            [world.values[p][s] for p in range(2) for s in range(12) if world.status[p][s] == HIDDEN] + world.draw_pile
+        )
+        assert unseen == before
+    assert _turned_up(world, DRAW) == ("draw",)
+
+
+def test_the_search_sees_that_keeping_a_minus_two_beats_discarding_it():
+    # Seat 0 holds a drawn -2 and shows a 12: putting the -2 on the 12 is worth about 14 points more
+    # than throwing it away (less by the round's end, as the 12 might go later): the playouts must see it.
+    state = new_game(Rules(num_players=2), seed=4)
+    while state.phase == Phase.SETUP_REVEAL:
+        apply_action(state, legal_actions(state)[0])
+    seat = state.current_player
+    state.values[seat][0], state.status[seat][0] = 12, 1
+    state.draw_pile[-1] = -2  # the view stays consistent: the cards it shows are in the deck
+    apply_action(state, DRAW)
+    assert state.held_card == -2
+    bot = SearchBot(leaf="round", worlds=16, top=26, z=0, ms=10_000, seed=0)
+    bot.act(seat_view(state, seat), legal_actions(state))
+    values = dict(zip(bot.last.candidates, bot.last.values))
+    discard_moves = [a for a in values if a >= 12]
+    assert values[0] > max(values[a] for a in discard_moves) + 2
+
+
+def test_the_round_margin_is_the_others_mean_less_mine():
+    assert _round_margin([10, 20, 30], 0) == 15.0
+    assert _round_margin([40, 10], 0) == -30.0
