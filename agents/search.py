@@ -45,7 +45,7 @@ from skyjo_env.engine.codes import HIDDEN, REMOVED, Phase
 from skyjo_env.engine.state import GameState
 from skyjo_env.engine.view import SeatView
 from skyjo_env.engine.worlds import sample_world, unseen_counts
-from skyjo_env.observation import StateEncoding, encoder
+from skyjo_env.observation import StateEncoding, encode, encoder
 
 __all__ = ["LEAVES", "SearchBot", "SearchResult", "parse_options"]
 
@@ -152,19 +152,7 @@ class SearchBot:
         n = view.rules.num_players
         check_plays(self, n, self.name)
         coder = self._coder(n)
-        obs = coder.encode(
-            0,
-            view.grid_values,
-            view.grid_status,
-            view.discard_pile,
-            view.held_card,
-            view.held_from,
-            view.phase,
-            view.to_play,
-            view.draw_pile_size,
-            view.round_ender,
-            view.totals,
-        )
+        obs = encode(view, coder)
         logits = self.network.logits(obs[None, :])[0]
         legal = list(legal_actions_)
         network_move = legal[int(np.argmax(logits[legal]))]
