@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,7 +51,7 @@ __all__ = ["LEAVES", "SearchBot", "SearchResult", "parse_options"]
 
 LEAVES = ("win", "margin", "round")
 _SETUP = int(Phase.SETUP_REVEAL)
-_OPTION_TYPES = {
+_OPTION_TYPES: dict[str, Callable[[str], object]] = {
     "depth": int,
     "worlds": int,
     "ms": float,
@@ -75,7 +75,7 @@ def parse_options(text: str) -> dict[str, object]:
         try:
             options[key] = _OPTION_TYPES[key](value)
         except ValueError:
-            kind = "int or all" if key == "top" else _OPTION_TYPES[key].__name__
+            kind = "int or all" if key == "top" else getattr(_OPTION_TYPES[key], "__name__", "a value")
             raise ValueError(f"bad search option {part!r}: {key} must be {kind}") from None
     return options
 
@@ -221,7 +221,9 @@ class SearchBot:
         limit = math.inf if self.leaf == "round" else self.depth
         n = view.rules.num_players
         coder = self._coder(n)
-        while depth < limit and time.perf_counter() < deadline:
+        step = 0.0  # the last step's duration: a step that would end past the deadline is not started
+        while depth < limit and time.perf_counter() + step < deadline:
+            began = time.perf_counter()
             moving = [s for s in states if not s.is_finished and not s.round_history]
             if not moving:
                 break
@@ -232,6 +234,7 @@ class SearchBot:
                 legal = legal_actions(state)
                 apply_action(state, legal[int(np.argmax(row[legal]))])
             depth += 1
+            step = time.perf_counter() - began
         scores = np.asarray(self._score(states, me)).reshape(len(candidates), self.worlds)
         base = scores[candidates.index(network_move)]
         values = scores.mean(axis=1).tolist()
@@ -274,7 +277,10 @@ class SearchBot:
             values = 1.0 / (1.0 + np.exp(-raw)) if self.leaf == "win" else raw * 10.0
             for i, v in zip(ask, values):
                 scores[i] = float(v)
-        return [float(s) for s in scores]
+        filled = [s for s in scores if s is not None]
+        if len(filled) != len(scores):
+            raise RuntimeError("a leaf was left without a score")
+        return filled
 
     # ---------------------------------------------------------------- helpers
 
@@ -332,7 +338,7 @@ def _set(state: GameState, place: tuple, value: int) -> None:
         state.values[place[1]][place[2]] = value
 
 
-def _round_margin(scores: Sequence[int], me: int) -> float:
+def _round_margin(scores: Sequence[float], me: int) -> float:
     """The others' mean round score less mine (after the ender's doubling): round points, higher is better."""
     mine = scores[me]
     return (sum(scores) - mine) / (len(scores) - 1) - mine

@@ -59,7 +59,8 @@ class _Game:
 
 
 def _new_game(n: int, seed: int, rng: np.random.Generator) -> _Game:
-    names, chances = zip(*SEAT_MIX)
+    names = [name for name, _ in SEAT_MIX]
+    chances = [chance for _, chance in SEAT_MIX]
     kinds = [str(k) for k in rng.choice(names, size=n, p=chances)]
     experts = {seat: ExpertBot(seed=seed * 10 + seat) for seat, kind in enumerate(kinds) if kind == "expert"}
     return _Game(new_game(Rules(num_players=n), seed=seed), kinds, experts, [], [], [], {})
@@ -303,7 +304,7 @@ def play_chunks_one(network, data, sizes, chunk, games, seed, keep) -> None:
         start = time.perf_counter()
         labelled = generate(network, n, games, seed=seed * 1000 + chunk, keep=min(1.0, keep / n))
         tmp = data / f".{n}p_{chunk:03d}.tmp.npz"
-        np.savez(tmp, **labelled)
+        np.savez(tmp, allow_pickle=False, **labelled)
         tmp.replace(path)
         print(
             f"{path.name}: {len(labelled['win'])} rows from {games} games in {time.perf_counter() - start:.0f} s",
