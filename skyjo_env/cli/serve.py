@@ -3,7 +3,10 @@
 Open the address it prints. Needs the `web` extra: pip install 'skyjo-rl[web]'.
 The opponents on offer are the registered bots (`random`, `greedy`, `expert`, `ppo`, ...)
 and the model files named with --agents; the page picks among them by name and never
-sends a path. The server listens on 127.0.0.1 unless --host says otherwise.
+sends a path. The server listens on 127.0.0.1 unless --host says otherwise, and answers only
+requests addressed to this machine's names (localhost, 127.0.0.1, [::1]), the --host address
+and the names given with --allow-host: a server opened to a network with --host 0.0.0.0 needs
+--allow-host with the name or address the other machines use.
 """
 
 from __future__ import annotations
@@ -18,6 +21,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
     )
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests addressed to this host name or address (repeatable); by default only "
+        "localhost, 127.0.0.1, [::1] and the --host address are answered, so that a web page reached "
+        "through DNS rebinding cannot use the server",
+    )
     parser.add_argument(
         "--agents",
         nargs="+",
@@ -46,11 +58,24 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.idle_minutes <= 0:
         raise CommandError(f"--idle-minutes must be > 0, got {args.idle_minutes}")
 
-    from skyjo_env.web.app import create_app
+    from skyjo_env.web.app import LOCAL_HOSTS, create_app
     from skyjo_env.web.games import AgentLoadError
 
+    hosts = list(LOCAL_HOSTS)
+    for name in [args.host, *args.allow_host]:
+        if not name or any(c in name for c in "/ *"):
+            raise CommandError(f"--allow-host takes a host name or address, got {name!r}")
+        name = f"[{name}]" if ":" in name and not name.startswith("[") else name
+        if name not in ("0.0.0.0", "[::]") and name.lower() not in hosts:
+            hosts.append(name.lower())
     try:
-        app = create_app(args.agents, max_games=args.max_games, idle_seconds=60.0 * args.idle_minutes, preload=True)
+        app = create_app(
+            args.agents,
+            max_games=args.max_games,
+            idle_seconds=60.0 * args.idle_minutes,
+            preload=True,
+            allowed_hosts=hosts,
+        )
     except AgentLoadError as e:
         raise CommandError(str(e)) from None
     host = f"[{args.host}]" if ":" in args.host else args.host

@@ -18,25 +18,43 @@ pydantic models and OpenAPI pages that nothing here needs).
 | POST | `/api/replays` | a game record | 201 `{id, steps, ...step 0}` |
 | GET | `/api/replays/{id}/steps/{k}` | | the table after k actions |
 
-Errors are JSON `{"error": message}`: 400 malformed body or value, 404 unknown or expired
-id, 409 an action the game cannot take now (illegal, finished, stale), 413 a body over
-1 MiB, 503 the cap on live games. A refused request changes nothing.
+Errors are JSON `{"error": message}`: 400 malformed body or value (not UTF-8 JSON, nested
+more than 32 deep, an integer of more than 24 digits) or a Host header that is not this
+server, 403 a state-changing request sent by another page (its `Origin`), 404 unknown or
+expired id or no such path, 405 a method the path does not take, 409 an action the game
+cannot take now (illegal, finished, stale), 413 a body over 1 MiB, 415 a body not sent as
+`application/json`, 503 the cap on live games. A refused request changes nothing. A replayed
+record holds at most 20,000 actions (`MAX_RECORD_ACTIONS`).
+
+Only the page is meant to use the API: a body must be `application/json` (which a foreign
+page cannot send without a CORS preflight, and none is answered), the Host header must be
+one of the allowed hosts (`localhost`, `127.0.0.1`, `[::1]` and `--allow-host` names: a page
+reached through DNS rebinding has a foreign Host), and a POST or DELETE whose `Origin` is
+another site is refused.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from skyjo_env.engine import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.web.games import (
@@ -52,15 +70,46 @@ from skyjo_env.web.games import (
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20
+MAX_DEPTH = 32  # arrays and objects nested deeper than this are refused
+MAX_DIGITS = 24  # an integer with more digits than this is refused (a seed has at most 19)
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 _CSP = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_STEP = re.compile(r"[0-9]{1,9}")
 
 
 class PayloadTooLarge(WebError):
     status = 413
 
 
+class UnsupportedMediaType(WebError):
+    status = 415
+
+
+def _depth(raw: bytes) -> int:
+    """How deeply arrays and objects nest in a JSON text (brackets inside strings do not count)."""
+    bare = np.frombuffer(_STRING.sub(b'""', raw), dtype=np.uint8)
+    steps = np.isin(bare, (ord("["), ord("{"))).astype(np.int32) - np.isin(bare, (ord("]"), ord("}")))
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise BadRequest(f"a number with {len(text.lstrip('-'))} digits; at most {MAX_DIGITS} are taken")
+    return int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise BadRequest(f"{name} is not JSON")
+
+
 async def _json_body(request: Request) -> Any:
-    """The request's JSON body (at most `MAX_BODY` bytes), or `BadRequest` saying what is wrong with it."""
+    """The request's JSON body, or a `WebError` saying what is wrong with it: 415 unless it is sent as
+    `application/json`, 413 over `MAX_BODY` bytes, 400 not UTF-8 JSON, nested deeper than `MAX_DEPTH`
+    or with an integer of more than `MAX_DIGITS` digits."""
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        raise UnsupportedMediaType(f"send the body as Content-Type: application/json, not {media or 'none'!r}")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
@@ -71,8 +120,14 @@ async def _json_body(request: Request) -> Any:
     if not raw.strip():
         raise BadRequest("the request needs a JSON body")
     try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("the request body is not UTF-8") from None
+    if _depth(raw) > MAX_DEPTH:
+        raise BadRequest(f"the JSON nests arrays and objects more than {MAX_DEPTH} deep")
+    try:
+        return json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
         raise BadRequest(f"malformed JSON: {e}") from None
 
 
@@ -84,6 +139,79 @@ def _ok(payload: Any, status: int = 200, headers: dict[str, str] | None = None) 
     return JSONResponse(payload, status_code=status, headers={"Cache-Control": "no-store", **(headers or {})})
 
 
+async def _on_web_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, WebError)
+    return _error(exc)
+
+
+async def _on_http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (404 no such path, 405 method not allowed) as JSON too."""
+    assert isinstance(exc, HTTPException)
+    return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+
+async def _on_crash(request: Request, exc: Exception) -> Response:
+    return JSONResponse({"error": f"internal error ({type(exc).__name__}); please report it"}, status_code=500)
+
+
+class SameOrigin:
+    """Refuse (403) a state-changing request that a browser sent from another page.
+
+    Browsers send `Origin` with every cross-origin and every same-origin POST or DELETE; a request
+    whose Origin is not this server (scheme and the Host it was sent to) is refused before any
+    route runs. A request without Origin (curl, scripts) is not from a web page and passes.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD", "OPTIONS"):
+            headers = Headers(scope=scope)
+            origin = headers.get("origin")
+            if origin is not None:
+                parts = urlsplit(origin)
+                if parts.scheme not in ("http", "https") or parts.netloc.lower() != headers.get("host", "").lower():
+                    answer = JSONResponse(
+                        {"error": f"requests from another page ({origin}) are refused"}, status_code=403
+                    )
+                    await answer(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+
+class JsonErrors:
+    """Turn a plain-text error answer from a middleware (TrustedHostMiddleware's 400 *Invalid host
+    header*) into the JSON `{"error": text}` that every other answer of the API has."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start: Message | None = None
+        body: list[bytes] = []
+
+        async def relay(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                headers = Headers(raw=message["headers"])
+                if message["status"] >= 400 and headers.get("content-type", "").startswith("text/plain"):
+                    start = message
+                    return
+            elif start is not None and message["type"] == "http.response.body":
+                body.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    text = b"".join(body).decode("utf-8", "replace")
+                    await JSONResponse({"error": text}, status_code=start["status"])(scope, receive, send)
+                return
+            await send(message)
+
+        await self.app(scope, receive, relay)
+
+
 def create_app(
     agent_specs: Sequence[str] = (),
     *,
@@ -91,26 +219,20 @@ def create_app(
     idle_seconds: float = 3600.0,
     preload: bool = False,
     clock: Callable[[], float] = time.monotonic,
+    allowed_hosts: Sequence[str] = LOCAL_HOSTS,
 ) -> Starlette:
     """The app: opponents are the registered bots plus the model files in `agent_specs`.
 
     At most `max_games` games and replays live at once; one expires after `idle_seconds`
-    without a request. `preload` loads every bot now (else on first use). Raises
-    `AgentLoadError` for an agent spec that cannot be loaded.
+    without a request. `preload` loads every bot now (else on first use). Requests are
+    answered only when their Host header names one of `allowed_hosts` (so that a foreign page
+    cannot reach the server through DNS rebinding). Raises `AgentLoadError` for an agent spec
+    that cannot be loaded.
     """
     roster = Roster(agent_specs)
     if preload:
         roster.load_all()
     store = GameStore(max_games, idle_seconds, clock)
-
-    def handles_errors(endpoint):
-        async def wrapped(request: Request) -> Response:
-            try:
-                return await endpoint(request)
-            except WebError as e:
-                return _error(e)
-
-        return wrapped
 
     async def index(request: Request) -> Response:
         return FileResponse(
@@ -186,30 +308,50 @@ def create_app(
         return _ok(payload, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def load_replay(request: Request) -> Response:
-        replay = Replay(await _json_body(request))
-        key = store.add(replay)
-        with replay.lock:
-            return _ok({"id": key, **replay.step(0)}, status=201)
+        body = await _json_body(request)
+
+        def load() -> Response:  # checks every action of the record: off the event loop
+            replay = Replay(body)
+            key = store.add(replay)
+            with replay.lock:
+                return _ok({"id": key, **replay.step(0)}, status=201)
+
+        return await run_in_threadpool(load)
 
     async def replay_step(request: Request) -> Response:
         replay = store.get(request.path_params["replay_id"], Replay)
-        with replay.lock:
-            return _ok({"id": request.path_params["replay_id"], **replay.step(request.path_params["k"])})
+        text = request.path_params["k"]
+        if not _STEP.fullmatch(text):
+            raise BadRequest(f"the step must be a whole number of at most 9 digits, got {text[:20]!r}")
+
+        def step() -> Response:  # up to REPLAY_CHECKPOINT actions and a large answer: off the event loop
+            with replay.lock:
+                return _ok({"id": request.path_params["replay_id"], **replay.step(int(text))})
+
+        return await run_in_threadpool(step)
 
     routes = [
         Route("/", index),
-        Route("/api/options", handles_errors(options)),
-        Route("/api/games", handles_errors(create_game), methods=["POST"]),
-        Route("/api/games/{game_id}", handles_errors(show_game), methods=["GET"]),
-        Route("/api/games/{game_id}", handles_errors(delete_game), methods=["DELETE"]),
-        Route("/api/games/{game_id}/actions", handles_errors(play), methods=["POST"]),
-        Route("/api/games/{game_id}/hint", handles_errors(hint)),
-        Route("/api/games/{game_id}/record", handles_errors(record)),
-        Route("/api/replays", handles_errors(load_replay), methods=["POST"]),
-        Route("/api/replays/{replay_id}/steps/{k:int}", handles_errors(replay_step)),
+        Route("/api/options", options),
+        Route("/api/games", create_game, methods=["POST"]),
+        Route("/api/games/{game_id}", show_game, methods=["GET"]),
+        Route("/api/games/{game_id}", delete_game, methods=["DELETE"]),
+        Route("/api/games/{game_id}/actions", play, methods=["POST"]),
+        Route("/api/games/{game_id}/hint", hint),
+        Route("/api/games/{game_id}/record", record),
+        Route("/api/replays", load_replay, methods=["POST"]),
+        Route("/api/replays/{replay_id}/steps/{k}", replay_step),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(JsonErrors),
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False),
+            Middleware(SameOrigin),
+        ],
+        exception_handlers={WebError: _on_web_error, HTTPException: _on_http_error, Exception: _on_crash},
+    )
     app.state.roster = roster
     app.state.store = store
     return app

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import re
 import secrets
 import threading
 import time
@@ -52,6 +53,8 @@ from skyjo_env.observation import encode
 RECORD_FORMAT = "skyjo-game-record"
 RECORD_VERSION = 1
 MAX_SEED = 2**63 - 1
+MAX_RECORD_ACTIONS = 20_000  # the longest record a replay takes
+REPLAY_CHECKPOINT = 256  # a replay keeps its table every this many actions
 HINT_MODEL = "ppo"  # the shipped agent whose probabilities are drawn on the cards
 
 
@@ -115,6 +118,15 @@ class AgentChoice:
         return self.players is None or num_players in self.players
 
 
+_PATH = re.compile(r"(?<![\w.~-])(?:[A-Za-z]:)?[\\/](?:[^\s'\"\\/]+[\\/])*([^\s'\"\\/]+)")  # an absolute path
+
+
+def without_paths(text: str) -> str:
+    """`text` with every absolute file path cut to its last part (`/home/me/run/best.zip` -> `best.zip`):
+    the page is told which file, never where this machine keeps it."""
+    return _PATH.sub(r"\1", text)
+
+
 class Roster:
     """The opponents on offer: every `agents.available()` bot, and the model files given at start.
 
@@ -138,7 +150,7 @@ class Roster:
             choice_id, k = base, 2
             while choice_id in self.choices:
                 choice_id, k = f"{base}#{k}", k + 1
-            choice = AgentChoice(choice_id, spec, f"model file {spec}", from_file=True)
+            choice = AgentChoice(choice_id, spec, f"model file {base}", from_file=True)
             self._load(choice)
             if choice.error is not None:
                 raise AgentLoadError(f"--agents {spec!r}: {choice.error}")
@@ -151,7 +163,7 @@ class Roster:
             try:
                 choice.prototype = agents.make(choice.spec)
             except (ValueError, FileNotFoundError, ImportError) as e:
-                choice.error = str(e)
+                choice.error = without_paths(str(e))
 
     def load_all(self) -> None:
         """Load every bot now (the server does this at start, so the page knows each model's table size)."""
@@ -411,8 +423,15 @@ class Table:
             len(self.actions),
         )
 
-    def apply(self, action: int) -> dict[str, Any]:
-        """Apply the current player's action and return the event the browser shows: who, what, the frame after.
+    def copy(self) -> Table:
+        """An independent copy: the same game at the same step, narration included."""
+        new = copy.copy(self)
+        new.state, new.actions, new.log = self.state.copy(), list(self.actions), list(self.log)
+        return new
+
+    def apply(self, action: int, with_frame: bool = True) -> dict[str, Any]:
+        """Apply the current player's action and return the event the browser shows: who, what, the frame
+        after (`with_frame=False`: no frame, for a replay stepping towards a later move).
 
         Raises `IllegalActionError` (nothing changed) for an illegal action.
         """
@@ -462,7 +481,10 @@ class Table:
             "texts": texts,
         }
         self.log.append(entry)
-        return {**entry, "action": action, "round_over": round_over, "frame": self.frame()}
+        event = {**entry, "action": action, "round_over": round_over}
+        if with_frame:
+            event["frame"] = self.frame()
+        return event
 
     def _describe(self, who: str, phase: int, action: int, held: int | None, moved: int | None, was: int | None) -> str:
         state = self.state
@@ -622,34 +644,43 @@ def new_game_from_json(body: Any, roster: Roster) -> Game:
 
 # ------------------------------------------------------------------ replay
 class Replay:
-    """A loaded record, stepped through move by move from the recorded human seat's point of view."""
+    """A loaded record, stepped through move by move from the recorded human seat's point of view.
+
+    A record holds at most `MAX_RECORD_ACTIONS` actions. The table is kept every
+    `REPLAY_CHECKPOINT` actions, so that any step costs at most that many actions from the
+    nearest kept table, forwards or backwards.
+    """
 
     kind = "replay"
 
     def __init__(self, record: Any) -> None:
         self.rules, self.seed, self.you, self.names, self.actions = _check_record(record)
         self.lock = threading.Lock()
-        self._table = self._fresh()
-        self._event: dict[str, Any] | None = None
-        check = self._fresh()
+        table = Table(self.rules, self.seed, self.you, self.names)
+        self._kept: list[Table] = [table.copy()]  # the table after 0, C, 2C, ... actions
         for i, action in enumerate(self.actions):
             try:
-                apply_action(check.state, action)
+                table.apply(action, with_frame=False)
             except IllegalActionError as e:
                 raise BadRequest(f"the record's action #{i} is illegal in the replayed game: {e}") from None
-
-    def _fresh(self) -> Table:
-        return Table(self.rules, self.seed, self.you, self.names)
+            if (i + 1) % REPLAY_CHECKPOINT == 0:
+                self._kept.append(table.copy())
+        self._table = self._kept[0].copy()
+        self._event: dict[str, Any] | None = None
 
     def step(self, k: int) -> dict[str, Any]:
         """The table after the first `k` actions, with the event of the k-th and the narration so far."""
         if not 0 <= k <= len(self.actions):
             raise BadRequest(f"step must be 0..{len(self.actions)}, got {k}")
-        if len(self._table.actions) > k:
-            self._table, self._event = self._fresh(), None
+        at = len(self._table.actions)
+        if not at <= k < at + REPLAY_CHECKPOINT:  # start from the kept table just before step k
+            base = max(0, (k - 1) // REPLAY_CHECKPOINT)
+            self._table, self._event = self._kept[base].copy(), None
         table = self._table
+        if len(table.actions) == k and k > 0 and self._event is None:  # the k-th event: replay it from k - 1
+            self._table = table = self._kept[(k - 1) // REPLAY_CHECKPOINT].copy()
         while len(table.actions) < k:
-            self._event = table.apply(self.actions[len(table.actions)])
+            self._event = table.apply(self.actions[len(table.actions)], with_frame=False)
         event = self._event if k > 0 else None
         return {
             "step": k,
@@ -687,6 +718,11 @@ def _check_record(record: Any) -> tuple[Rules, int, int, list[str], list[int]]:
         raise BadRequest(f"the record's seat must be 0..{num_players - 1}, got {you!r}")
     if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
         raise BadRequest("the record's actions must be a list of integers")
+    if len(actions) > MAX_RECORD_ACTIONS:
+        raise BadRequest(
+            f"the record has {len(actions)} actions; records of at most {MAX_RECORD_ACTIONS} are replayed "
+            "(a game to 100 points at 8 players takes about 1,500)"
+        )
     names = record.get("players")
     if not (isinstance(names, list) and len(names) == num_players and all(isinstance(x, str) for x in names)):
         names = ["you" if s == you else "?" for s in range(num_players)]

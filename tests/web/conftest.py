@@ -12,11 +12,12 @@ import uvicorn
 from starlette.testclient import TestClient
 
 from skyjo_env.web.app import create_app
+from tests.web import LOCAL
 
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(max_games=8, idle_seconds=600)) as c:
+    with TestClient(create_app(max_games=8, idle_seconds=600), base_url=LOCAL) as c:
         yield c
 
 

@@ -15,6 +15,9 @@ import agents
 from skyjo_env.engine import DRAW, REVEAL_FIRST, TAKE_DISCARD, Rules
 from skyjo_env.web.app import MAX_BODY, create_app
 from skyjo_env.web.games import Game
+from tests.web import LOCAL
+
+JSON_BODY = {"Content-Type": "application/json"}
 
 
 def new_game(client: TestClient, **body) -> dict:
@@ -117,23 +120,23 @@ def test_a_model_for_another_table_size_is_refused(client):
     [
         (b"", "needs a JSON body"),
         (b"{", "malformed JSON"),
-        (b"\xff\xfe", "malformed JSON"),
+        (b"\xff\xfe", "not UTF-8"),
         (b"[1, 2]", "expected a JSON object"),
         (b"null", "expected a JSON object"),
     ],
 )
 def test_malformed_json_is_refused(client, content, words):
-    refused(client.post("/api/games", content=content), 400, words)
+    refused(client.post("/api/games", content=content, headers=JSON_BODY), 400, words)
 
 
 def test_a_body_over_the_limit_is_refused(client):
     big = json.dumps({"opponents": ["random"], "pad": "x" * MAX_BODY})
-    refused(client.post("/api/games", content=big), 413, "over")
+    refused(client.post("/api/games", content=big, headers=JSON_BODY), 413, "over")
 
 
 def test_the_cap_on_live_games_and_idle_expiry():
     now = [0.0]
-    with TestClient(create_app(max_games=2, idle_seconds=60, clock=lambda: now[0])) as client:
+    with TestClient(create_app(max_games=2, idle_seconds=60, clock=lambda: now[0]), base_url=LOCAL) as client:
         first = new_game(client)["id"]
         new_game(client)
         refused(client.post("/api/games", json={"opponents": ["random"]}), 503, "2 games are live")
@@ -196,8 +199,10 @@ def test_a_refused_action_leaves_the_game_unchanged(client, body, status, words)
 def test_malformed_json_for_an_action_leaves_the_game_unchanged(client):
     gid = new_game(client)["id"]
     before = game_state(client, gid)
-    refused(client.post(f"/api/games/{gid}/actions", content=b'{"action": 12'), 400, "malformed JSON")
-    refused(client.post(f"/api/games/{gid}/actions", content=b"[12]"), 400, 'expected {"action"')
+    refused(
+        client.post(f"/api/games/{gid}/actions", content=b'{"action": 12', headers=JSON_BODY), 400, "malformed JSON"
+    )
+    refused(client.post(f"/api/games/{gid}/actions", content=b"[12]", headers=JSON_BODY), 400, 'expected {"action"')
     assert game_state(client, gid) == before
 
 
@@ -327,7 +332,7 @@ def test_a_bad_record_is_refused(client, change, words):
 def test_a_record_missing_a_field_or_malformed_is_refused(client):
     for key in ("rules", "seed", "seat", "actions"):
         refused(client.post("/api/replays", json={k: v for k, v in RECORD.items() if k != key}), 400, f"no '{key}'")
-    refused(client.post("/api/replays", content=b"{not json"), 400, "malformed JSON")
+    refused(client.post("/api/replays", content=b"{not json", headers=JSON_BODY), 400, "malformed JSON")
     refused(client.post("/api/replays", json=[RECORD]), 400, "a game record is a JSON object")
 
 
@@ -335,6 +340,6 @@ def test_replay_steps_out_of_range_and_unknown_replays(client):
     replay = client.post("/api/replays", json={**RECORD, "actions": [12, 13]}).json()
     assert client.get(f"/api/replays/{replay['id']}/steps/2").json()["event"]["texts"][0].startswith("You turned")
     refused(client.get(f"/api/replays/{replay['id']}/steps/3"), 400, "step must be 0..2")
-    assert client.get(f"/api/replays/{replay['id']}/steps/-1").status_code == 404  # not a step number: no route
+    refused(client.get(f"/api/replays/{replay['id']}/steps/-1"), 400, "whole number")
     refused(client.get("/api/replays/nope/steps/0"), 404, "no replay with id")
     refused(client.get(f"/api/games/{replay['id']}"), 404, "no game with id")  # a replay is not a game

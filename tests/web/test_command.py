@@ -20,7 +20,7 @@ def test_serve_is_a_skyjo_command_with_its_options(capsys):
     except SystemExit as e:
         assert e.code == 0
     out = capsys.readouterr().out
-    for option in ("--host", "--port", "--agents", "127.0.0.1"):
+    for option in ("--host", "--port", "--agents", "--allow-host", "127.0.0.1"):
         assert option in out
 
 
@@ -38,6 +38,8 @@ def test_a_bad_agent_or_option_stops_it_before_serving(tmp_path, capsys):
     assert "nowhere.zip" in capsys.readouterr().err
     assert main(["serve", "--port", "70000"]) == 2
     assert "--port must be 0..65535" in capsys.readouterr().err
+    assert main(["serve", "--allow-host", "evil.example/path"]) == 2
+    assert "--allow-host takes a host name" in capsys.readouterr().err
 
 
 def test_it_serves_the_page_on_the_loopback_address():

@@ -21,6 +21,7 @@ from starlette.testclient import TestClient
 from skyjo_env.web.app import create_app
 from skyjo_env.web.games import Game, Table
 from tests.helpers import random_states, shuffle_hidden_information
+from tests.web import LOCAL
 
 FRAME_KEYS = {
     "step", "you", "num_players", "round", "phase", "to_play", "your_turn", "legal", "players", "discard_top",
@@ -59,7 +60,7 @@ def check_events(events: list[dict]) -> None:
 
 @pytest.fixture(scope="module")
 def shared_client():
-    with TestClient(create_app(max_games=10_000, idle_seconds=3600)) as client:
+    with TestClient(create_app(max_games=10_000, idle_seconds=3600), base_url=LOCAL) as client:
         yield client
 
 
