@@ -37,7 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME_OR_PATH",
         help="model files (or bot names) to offer as opponents besides the registered bots",
     )
-    parser.add_argument("--max-games", type=int, default=64, help="games kept live at once (default 64)")
+    parser.add_argument(
+        "--max-games",
+        type=int,
+        default=64,
+        help="games in progress kept at once (default 64); a new one closes the one idle longest",
+    )
     parser.add_argument(
         "--idle-minutes", type=float, default=60.0, help="a game expires after this long without a request (default 60)"
     )

@@ -9,7 +9,7 @@ pydantic models and OpenAPI pages that nothing here needs).
 | GET | `/` | | the page (`static/index.html`) |
 | GET | `/static/...` | | `app.js`, `style.css` |
 | GET | `/api/options` | | opponents, rule options, seat limits |
-| POST | `/api/games` | `{"opponents": [id, ...], "rules": {...}, "seed": int?, "seat": int?}` | 201 `{id, frame, log, events}` |
+| POST | `/api/games` | `{"opponents": [id, ...], "rules": {...}, "seed": int?, "seat": int?, "replaces": id?}` | 201 `{id, frame, log, events}` (ends the game `replaces`) |
 | GET | `/api/games/{id}` | | `{id, frame, log}` |
 | POST | `/api/games/{id}/actions` | `{"action": 0..25, "step": int?}` | `{id, events, frame}` |
 | GET | `/api/games/{id}/hint` | | `{available, probabilities | reason}` |
@@ -23,7 +23,8 @@ more than 32 deep, an integer of more than 24 digits) or a Host header that is n
 server, 403 a state-changing request sent by another page (its `Origin`), 404 unknown or
 expired id or no such path, 405 a method the path does not take, 409 an action the game
 cannot take now (illegal, finished, stale), 413 a body over 1 MiB, 415 a body not sent as
-`application/json`, 503 the cap on live games. A refused request changes nothing. A replayed
+`application/json`. A refused request changes nothing. The store never refuses a new game
+(see `GameStore`: the game in progress idle longest makes room). A replayed
 record holds at most 20,000 actions (`MAX_RECORD_ACTIONS`).
 
 Only the page is meant to use the API: a body must be `application/json` (which a foreign
@@ -35,6 +36,7 @@ another site is refused.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -60,6 +62,7 @@ from skyjo_env.engine import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.web.games import (
     BadRequest,
     Game,
+    GameNotFound,
     GameStore,
     Replay,
     Roster,
@@ -223,8 +226,8 @@ def create_app(
 ) -> Starlette:
     """The app: opponents are the registered bots plus the model files in `agent_specs`.
 
-    At most `max_games` games and replays live at once; one expires after `idle_seconds`
-    without a request. `preload` loads every bot now (else on first use). Requests are
+    At most `max_games` games in progress are kept (a new one closes the one idle longest), and as
+    many finished games and replays; anything expires after `idle_seconds` without a request. `preload` loads every bot now (else on first use). Requests are
     answered only when their Host header names one of `allowed_hosts` (so that a foreign page
     cannot reach the server through DNS rebinding). Raises `AgentLoadError` for an agent spec
     that cannot be loaded.
@@ -253,12 +256,19 @@ def create_app(
 
     async def create_game(request: Request) -> Response:
         body = await _json_body(request)
+        replaces = body.pop("replaces", None) if isinstance(body, dict) else None
+        if replaces is not None and not isinstance(replaces, str):
+            raise BadRequest(f"replaces must be the id of the game this one replaces, got {replaces!r}")
 
         def start() -> dict[str, Any]:
             game = new_game_from_json(body, roster)  # may load a bot's model: off the event loop
             with game.lock:
                 events = game.play_bots()  # the bots seated before the human reveal first
-                key = store.add(game)
+            if replaces is not None:
+                with contextlib.suppress(GameNotFound):  # already ended or expired: nothing to end
+                    store.remove(replaces, Game)  # New game ends the game it replaces
+            key = store.add(game)
+            with game.lock:
                 return {"id": key, **game.view(), "events": events}
 
         return _ok(await run_in_threadpool(start), status=201)

@@ -29,6 +29,7 @@ import numpy as np
 
 import agents
 from agents.base import Policy, sizes_text
+from agents.model_file import PolicyNetwork
 from skyjo_env.engine import (
     DRAW,
     MAX_PLAYERS,
@@ -83,12 +84,6 @@ class NotNow(WebError):
     status = 409
 
 
-class TooManyGames(WebError):
-    """The cap on live games is reached."""
-
-    status = 503
-
-
 class AgentLoadError(ValueError):
     """An agent given at server start cannot be loaded."""
 
@@ -131,7 +126,7 @@ class Roster:
     """The opponents on offer: every `agents.available()` bot, and the model files given at start.
 
     A bot is loaded once (on first use, or all at once with `load_all`) and copied for each
-    seat. Model files are loaded at once, so a bad path fails at server start.
+    seat, every copy sharing the loaded network. Model files are loaded at once, so a bad path fails at server start.
     """
 
     def __init__(self, agent_specs: Sequence[str] = ()) -> None:
@@ -177,7 +172,7 @@ class Roster:
         return choice
 
     def make(self, choice_id: str, num_players: int, seed: int) -> Policy:
-        """A fresh copy of the opponent for one seat of a table of `num_players`, seeded."""
+        """A fresh copy of the opponent for one seat of a table of `num_players`, seeded (its network shared)."""
         choice = self.get(choice_id)
         self._load(choice)
         if choice.prototype is None:
@@ -187,7 +182,11 @@ class Roster:
                 f"opponent {choice_id!r} was trained for {sizes_text(choice.players or ())} players; "
                 f"this table has {num_players} seats"
             )
-        bot = copy.deepcopy(choice.prototype)
+        # every seat's copy has its own state (random generator, buffers) and shares the network's
+        # weights, which playing never changes: an 8-player game of `ppo`s holds one network, not 7
+        prototype = choice.prototype
+        shared = {id(v): v for v in vars(prototype).values() if isinstance(v, PolicyNetwork)}
+        bot = copy.deepcopy(prototype, memo=shared)
         bot.reset(seed)
         return bot
 
@@ -731,7 +730,13 @@ def _check_record(record: Any) -> tuple[Rules, int, int, list[str], list[int]]:
 
 # ------------------------------------------------------------------- store
 class GameStore:
-    """Live games and replays by unguessable id; idle ones expire, and at most `max_games` live at once."""
+    """Games and replays by unguessable id, for one player (or a few): it never refuses a new one.
+
+    At most `max_games` games in progress are kept: a new one closes the game in progress that
+    has waited longest for a request. Finished games and replays do not count among them; they
+    are kept too, at most `max_games` of them (again the one idle longest goes first). Anything
+    idle for `idle_seconds` is dropped.
+    """
 
     def __init__(self, max_games: int, idle_seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
         if max_games < 1:
@@ -749,19 +754,28 @@ class GameStore:
             self._expire()
             return len(self._items)
 
+    @property
+    def live(self) -> int:
+        """How many games are in progress."""
+        with self._lock:
+            self._expire()
+            return sum(_in_progress(item) for item, _ in self._items.values())
+
     def _expire(self) -> None:
         now = self.clock()
         for key in [k for k, (_, seen) in self._items.items() if now - seen > self.idle_seconds]:
             del self._items[key]
 
+    def _make_room(self, in_progress: bool) -> None:
+        """Drop the idle-longest item of the kind (in progress, or finished and replays) until one more fits."""
+        same = [(seen, k) for k, (item, seen) in self._items.items() if _in_progress(item) == in_progress]
+        for _, key in sorted(same)[: max(0, len(same) - self.max_games + 1)]:
+            del self._items[key]
+
     def add(self, item: Game | Replay) -> str:
         with self._lock:
             self._expire()
-            if len(self._items) >= self.max_games:
-                raise TooManyGames(
-                    f"{self.max_games} games are live, the most this server keeps; "
-                    f"one expires after {self.idle_seconds:g} s without a request"
-                )
+            self._make_room(_in_progress(item))
             key = secrets.token_urlsafe(16)
             self._items[key] = (item, self.clock())
             return key
@@ -772,7 +786,8 @@ class GameStore:
             found = self._items.get(key)
             if found is None or not isinstance(found[0], kind):
                 raise GameNotFound(
-                    f"no {kind.kind} with id {key!r} (unknown, or expired after {self.idle_seconds:g} s idle)"
+                    f"no {kind.kind} with id {key!r} (unknown, ended, expired after {self.idle_seconds:g} s idle, "
+                    f"or closed for a newer one: this server keeps {self.max_games} games in progress)"
                 )
             self._items[key] = (found[0], self.clock())
             return found[0]
@@ -781,3 +796,7 @@ class GameStore:
         self.get(key, kind)
         with self._lock:
             self._items.pop(key, None)
+
+
+def _in_progress(item: Game | Replay) -> bool:
+    return isinstance(item, Game) and not item.table.finished

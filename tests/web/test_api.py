@@ -1,6 +1,6 @@
 """The HTTP API of `skyjo serve`, endpoint by endpoint, with every kind of bad input.
 
-Each refused request must answer 4xx (or 503 for the cap) with a JSON message, and leave the
+Each refused request must answer 4xx with a JSON message, and leave the
 game exactly as it was.
 """
 
@@ -134,21 +134,36 @@ def test_a_body_over_the_limit_is_refused(client):
     refused(client.post("/api/games", content=big, headers=JSON_BODY), 413, "over")
 
 
-def test_the_cap_on_live_games_and_idle_expiry():
+def test_a_full_store_closes_the_game_idle_longest_and_idle_games_expire():
     now = [0.0]
     with TestClient(create_app(max_games=2, idle_seconds=60, clock=lambda: now[0]), base_url=LOCAL) as client:
         first = new_game(client)["id"]
-        new_game(client)
-        refused(client.post("/api/games", json={"opponents": ["random"]}), 503, "2 games are live")
-        now[0] = 30.0
-        client.get(f"/api/games/{first}")  # a request keeps a game alive
-        now[0] = 70.0  # the second game has been idle 70 s, the first 40 s
-        third = new_game(client)["id"]
+        now[0] = 10.0
+        second = new_game(client)["id"]
+        now[0] = 20.0
+        client.get(f"/api/games/{first}")  # a request keeps a game fresh: the second is now idle longest
+        third = new_game(client)["id"]  # never refused
+        refused(client.get(f"/api/games/{second}"), 404, "closed for a newer one")
         assert client.get(f"/api/games/{first}").status_code == 200
         now[0] = 200.0
         refused(client.get(f"/api/games/{first}"), 404, "expired")
         refused(client.get(f"/api/games/{third}"), 404, "expired")
         assert len(client.app.state.store) == 0
+
+
+def test_a_hundred_new_games_in_a_row_are_never_refused_and_each_ends_the_last(client):
+    """The page sends `replaces` with the game it leaves: one player keeps one game in progress."""
+    gid = new_game(client)["id"]
+    for seed in range(100):
+        r = client.post("/api/games", json={"opponents": ["random"], "seed": seed, "replaces": gid})
+        assert r.status_code == 201, r.text
+        refused(client.get(f"/api/games/{gid}"), 404, "no game with id")
+        gid = r.json()["id"]
+    assert client.app.state.store.live == 1
+    refused(client.post("/api/games", json={"opponents": ["random"], "replaces": 5}), 400, "replaces must be")
+    assert client.app.state.store.live == 1
+    r = client.post("/api/games", json={"opponents": ["random"], "replaces": "gone"})  # already ended: fine
+    assert r.status_code == 201 and client.app.state.store.live == 2
 
 
 # -------------------------------------------------------------------- play

@@ -119,3 +119,31 @@ def test_a_whole_game_against_random_in_chromium(live_server, tmp_path):
     for name in ("round_over.png", "mid_game.png", "game_over.png", "replay.png"):
         assert (shots / name).stat().st_size > 10_000, name
     assert errors == [], errors
+
+
+def test_new_game_ends_the_game_it_replaces_in_chromium(live_server):
+    if sync_playwright is None:
+        _need("playwright")
+    if not os.path.exists(CHROMIUM):
+        _need("chromium")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.goto(live_server + "/")
+            page.wait_for_selector("body[data-ui=setup]")
+            page.select_option("#opponent-choices select", "random")
+            page.select_option("#speed", "0")
+            ids = []
+            for _ in range(4):
+                page.click("#start")
+                page.wait_for_selector(STABLE)
+                ids.append(page.url.partition("#game=")[2])
+                page.click("#new-game")
+                page.wait_for_selector("body[data-ui=setup]")
+            assert all(ids) and len(set(ids)) == 4
+            status = "(id) => fetch(`/api/games/${id}`).then((r) => r.status)"
+            assert [page.evaluate(status, gid) for gid in ids[:-1]] == [404] * 3  # each New game ended the one before
+            assert page.evaluate(status, ids[-1]) == 200  # the last was left for the form, not replaced yet
+        finally:
+            browser.close()

@@ -20,7 +20,7 @@ from skyjo_env.web.games import (
     Replay,
     Roster,
     Table,
-    TooManyGames,
+    new_game_from_json,
     policy_probabilities,
 )
 from tests.engine.scenario import grid, hidden, scenario
@@ -114,25 +114,66 @@ def test_the_hint_uses_a_model_made_for_the_table_size(monkeypatch):
     assert bot is None and "no hint for 4 players" in reason and "three.zip: 3 players" in reason
 
 
-def test_the_store_gives_unguessable_ids_and_keeps_its_cap():
+def finished_game() -> Game:
+    game = new_game_from_json({"opponents": ["random"], "seed": 1}, Roster())
+    game.table.state.is_truncated = True  # a game that can go no further
+    assert game.table.finished
+    return game
+
+
+def test_the_store_never_refuses_and_closes_the_game_idle_longest():
     now = [0.0]
     store = GameStore(max_games=3, idle_seconds=10, clock=lambda: now[0])
+    games = []
+    for t in range(3):
+        now[0] = float(t)
+        games.append(store.add(new_game_from_json({"opponents": ["random"], "seed": t}, Roster())))
+    assert len({*games}) == 3 and all(len(i) >= 20 for i in games)
+    now[0] = 3.0
+    store.get(games[0], Game)  # a request: the first game is now the most recently used
+    fourth = store.add(new_game_from_json({"opponents": ["random"], "seed": 9}, Roster()))
+    with pytest.raises(GameNotFound, match="closed for a newer one"):
+        store.get(games[1], Game)  # the one idle longest made room
+    for key in (games[0], games[2], fourth):
+        store.get(key, Game)
+    assert store.live == 3
+
+
+def test_finished_games_and_replays_do_not_count_among_the_games_in_progress():
+    store = GameStore(max_games=2, idle_seconds=10, clock=lambda: 0.0)
     replay = Replay(
         {"format": "skyjo-game-record", "version": 1, "rules": {"num_players": 2}, "seed": 1, "seat": 0, "actions": []}
     )
-    ids = {store.add(replay) for _ in range(3)}
-    assert len(ids) == 3 and all(len(i) >= 20 for i in ids)
-    with pytest.raises(TooManyGames):
-        store.add(replay)
-    some = next(iter(ids))
+    playing = [store.add(new_game_from_json({"opponents": ["random"], "seed": s}, Roster())) for s in (1, 2)]
+    kept = [store.add(replay), store.add(finished_game())]
+    assert store.live == 2 and len(store) == 4
+    for key in playing:
+        store.get(key, Game)
     with pytest.raises(GameNotFound, match="no game with id"):
-        store.get(some, Game)
+        store.get(kept[0], Game)  # a replay is not a game
+    store.add(replay)  # a third finished-or-replay item: the oldest of them goes, no game in progress
+    assert store.live == 2 and len(store) == 4
+
+
+def test_idle_items_expire_and_bad_store_sizes_are_refused():
+    now = [0.0]
+    store = GameStore(max_games=3, idle_seconds=10, clock=lambda: now[0])
+    store.add(finished_game())
     now[0] = 11.0
     assert len(store) == 0
     with pytest.raises(ValueError, match="max_games"):
         GameStore(0, 10)
     with pytest.raises(ValueError, match="idle_seconds"):
         GameStore(1, 0)
+
+
+def test_every_seat_shares_the_loaded_network():
+    roster = Roster()
+    game = new_game_from_json({"opponents": ["ppo"] * 7, "seed": 3}, roster)
+    prototype = roster.get("ppo").prototype
+    networks = {id(bot.network) for bot in game.bots.values()}
+    assert networks == {id(prototype.network)}
+    assert len({id(bot) for bot in game.bots.values()}) == 7  # but each seat has its own bot (its own seed)
 
 
 def table_at(state) -> Table:

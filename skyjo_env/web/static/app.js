@@ -10,6 +10,7 @@ const ui = {
   options: null,
   mode: "setup", // setup | game | replay
   gameId: null,
+  leftGameId: null, // the game left for the setup form: the next new game ends it ("replaces")
   replayId: null,
   replaySteps: 0,
   replayShown: 0, // the step on screen
@@ -156,11 +157,13 @@ function readSetup() {
     seat: Number($("your-seat").value),
   };
   if ($("seed").value !== "") body.seed = Number($("seed").value);
+  if (ui.leftGameId) body.replaces = ui.leftGameId;
   return body;
 }
 
 function showSetup() {
   ui.mode = "setup";
+  if (ui.gameId) ui.leftGameId = ui.gameId;
   ui.gameId = null;
   ui.replayId = null;
   history.replaceState(null, "", location.pathname);
@@ -196,6 +199,7 @@ async function startGame(event) {
 function enterGame(id) {
   ui.mode = "game";
   ui.gameId = id;
+  ui.leftGameId = null;
   ui.replayId = null;
   ui.hint = null;
   ui.revealMode = false;
