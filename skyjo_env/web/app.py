@@ -227,10 +227,10 @@ def create_app(
     """The app: opponents are the registered bots plus the model files in `agent_specs`.
 
     At most `max_games` games in progress are kept (a new one closes the one idle longest), and as
-    many finished games and replays; anything expires after `idle_seconds` without a request. `preload` loads every bot now (else on first use). Requests are
-    answered only when their Host header names one of `allowed_hosts` (so that a foreign page
-    cannot reach the server through DNS rebinding). Raises `AgentLoadError` for an agent spec
-    that cannot be loaded.
+    many finished games and replays; anything expires after `idle_seconds` without a request.
+    `preload` loads every bot now (else on first use). Requests are answered only when their
+    Host header names one of `allowed_hosts` (so that a foreign page cannot reach the server
+    through DNS rebinding). Raises `AgentLoadError` for an agent spec that cannot be loaded.
     """
     roster = Roster(agent_specs)
     if preload:
