@@ -4,6 +4,7 @@ command-line flags override it, and anything unknown or mistyped is an error tha
 from __future__ import annotations
 
 import argparse
+import os
 import types
 import typing
 from dataclasses import MISSING, asdict, dataclass, field, fields
@@ -367,6 +368,17 @@ class TrainConfig:
     def to_yaml(self) -> str:
         return yaml.safe_dump(asdict(self), sort_keys=False)
 
+    def save(self, path: str | Path) -> None:
+        """Write the config as YAML to `path` atomically (a temporary file, fsync, rename): a stop
+        mid-write leaves the old file whole, never a cut one."""
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.tmp")
+        with open(tmp, "w") as f:
+            f.write(self.to_yaml())
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.replace(path)
+
 
 def _check_agent_name(where: str, name: str, self_play: bool) -> None:
     """A bot's name, `self` (frozen past selves; opponents only) or an existing model file; else a ConfigError."""
@@ -434,6 +446,27 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> TrainConfi
         raise ConfigError(f"{source}: unknown config key(s) {unknown}; known keys: {', '.join(sorted(known))}")
     values = {k: _check_type(k, v, None) for k, v in data.items()}
     return TrainConfig(**values)
+
+
+def load_run_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """A run folder's `config.yaml` (every field written by `TrainConfig.save`), then the overrides.
+
+    An empty, unreadable or cut file is refused with a `ConfigError` naming it: a resume never
+    fills a run's config in with defaults."""
+    path = Path(path)
+    try:
+        loaded = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ConfigError(f"{path} is damaged ({type(e).__name__}); a resume never replaces it with defaults") from None
+    if not isinstance(loaded, dict) or not loaded:
+        raise ConfigError(f"{path} is empty or not a mapping; a resume never replaces it with defaults")
+    missing = [f.name for f in fields(TrainConfig) if f.name not in loaded]
+    if missing:
+        raise ConfigError(
+            f"{path} lacks {', '.join(missing)} (cut short, or written by another version): "
+            "a resume never fills them in with defaults; add them to the file to resume"
+        )
+    return config_from_dict({**loaded, **(overrides or {})}, str(path))
 
 
 def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> TrainConfig:

@@ -293,7 +293,7 @@ def new_run_dir(config: TrainConfig) -> Path:
         run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}-{k}"
     for sub in ("checkpoints", "pool", "tb") if config.backend == "sb3" else ("checkpoints",):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(config.to_yaml())
+    config.save(run_dir / "config.yaml")
     return run_dir
 
 
@@ -327,7 +327,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     env = build_vec_env(config, run_dir / "pool")
     if resume:
         model = MaskablePPO.load(latest, env=env, device=config.device, tensorboard_log=str(run_dir / "tb"))
-        (run_dir / "config.yaml").write_text(config.to_yaml())  # the overrides hold from here on
+        config.save(run_dir / "config.yaml")  # the overrides hold from here on
         print(f"resuming {run_dir} at step {model.num_timesteps:,}")
     else:
         model = new_model(config, env, run_dir)

@@ -248,7 +248,7 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
         if resume:
             algo.restore_from_path(str(checkpoint.resolve()))
             steps = json.loads((run_dir / "checkpoints" / STATE).read_text()).get("num_timesteps", 0)
-            (run_dir / "config.yaml").write_text(config.to_yaml())  # the overrides hold from here on
+            config.save(run_dir / "config.yaml")  # the overrides hold from here on
             print(f"resuming {run_dir} at step {steps:,}")
         elif init is not None:
             _set_module_weights(algo, _actor_update(init, config))

@@ -17,7 +17,7 @@ import argparse
 from pathlib import Path
 
 from skyjo_env.cli.common import CommandError
-from train.config import ConfigError, add_override_arguments, load_config, overrides_from_args
+from train.config import ConfigError, add_override_arguments, load_config, load_run_config, overrides_from_args
 from train.ppo import new_run_dir, train
 
 
@@ -51,8 +51,8 @@ def run_from_args(args: argparse.Namespace) -> int:
             run_dir = args.resume
             if not (run_dir / "config.yaml").exists():
                 raise ConfigError(f"{run_dir} is not a run folder (no config.yaml)")
-            config = load_config(run_dir / "config.yaml", overrides)
-            config.check_resume(load_config(run_dir / "config.yaml"))
+            config = load_run_config(run_dir / "config.yaml", overrides)
+            config.check_resume(load_run_config(run_dir / "config.yaml"))
         else:
             config = load_config(args.config, overrides)
         # what can be refused is refused before a run folder is made

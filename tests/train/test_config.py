@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from train.config import ConfigError, TrainConfig, add_override_arguments, load_config, overrides_from_args
+from skyjo_env.cli import main
+from train.config import (
+    ConfigError,
+    TrainConfig,
+    add_override_arguments,
+    load_config,
+    load_run_config,
+    overrides_from_args,
+)
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
@@ -170,3 +178,31 @@ def test_an_opponent_name_is_a_model_file_exactly_when_agents_make_reads_it_as_o
     path.write_text(yaml.safe_dump({"opponents": {"folder": 1.0}}))
     with pytest.raises(ConfigError, match="the model file 'folder' is not a file"):
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "is empty or not a mapping"),
+        ("name: [unclosed\n", "is damaged"),
+        ("- a list\n", "is empty or not a mapping"),
+        (None, "lacks"),  # the real config cut short after its first lines
+    ],
+)
+def test_a_resume_refuses_a_damaged_config_and_leaves_it_as_it_was(tmp_path, capsys, text, words):
+    run = tmp_path / "run"
+    run.mkdir()
+    whole = TrainConfig().to_yaml()
+    text = "\n".join(whole.splitlines()[:5]) + "\n" if text is None else text
+    (run / "config.yaml").write_text(text)
+    assert main(["train", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "config.yaml" in err and words in err, err
+    assert (run / "config.yaml").read_text() == text  # never replaced by defaults
+
+
+def test_a_config_is_saved_whole_and_atomically(tmp_path):
+    config = TrainConfig(name="saved", total_timesteps=1234)
+    config.save(tmp_path / "config.yaml")
+    assert load_run_config(tmp_path / "config.yaml") == config
+    assert [p.name for p in tmp_path.iterdir()] == ["config.yaml"]  # no temporary file left
