@@ -55,6 +55,16 @@ FORMAT_VERSION = 2
 #: its share of the game's win (a shared win counts 1/k); `round_margin`, the others' mean score of
 #: the current round (after the ender's doubling) less its own, in tens of points.
 VALUE_OUTPUTS = ("win_logit", "round_margin")
+MARGIN_SCALE = 10.0  # round points per unit of the `round_margin` output
+
+
+def round_margin(scores: Sequence[float], seat: int) -> float:
+    """The others' mean round score less `seat`'s (scores after the ender's doubling), in round
+    points: what the `round_margin` output estimates, times `MARGIN_SCALE`."""
+    mine = scores[seat]
+    return (sum(scores) - mine) / (len(scores) - 1) - mine
+
+
 METADATA_KEY = "skyjo_policy"
 SUFFIX = ".safetensors"
 ARCHITECTURES = ("mlp", "seats")

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import check_plays
-from agents.model_file import PolicyNetwork
+from agents.model_file import MARGIN_SCALE, PolicyNetwork, round_margin
 from agents.ppo_bot import SHIPPED_MODEL_ALL, load_network
 from skyjo_env.engine import DRAW, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, apply_action, legal_actions
 from skyjo_env.engine.cards import CARD_VALUES
@@ -261,7 +261,7 @@ class SearchBot:
                 scores[i] = 1.0 / len(winners) if me in winners else 0.0
                 continue
             if self.leaf != "win" and leaf.round_history:
-                scores[i] = _round_margin(leaf.round_history[-1], me)
+                scores[i] = round_margin(leaf.round_history[-1], me)
                 continue
             if self.leaf == "round":
                 scores[i] = _estimated_margin(leaf, me)
@@ -274,7 +274,7 @@ class SearchBot:
             out = self.network.values(buffer[: len(ask)])
             column = self.network.value_outputs.index("win_logit" if self.leaf == "win" else "round_margin")
             raw = out[:, column]
-            values = 1.0 / (1.0 + np.exp(-raw)) if self.leaf == "win" else raw * 10.0
+            values = 1.0 / (1.0 + np.exp(-raw)) if self.leaf == "win" else raw * MARGIN_SCALE
             for i, v in zip(ask, values):
                 scores[i] = float(v)
         filled = [s for s in scores if s is not None]
@@ -338,14 +338,8 @@ def _set(state: GameState, place: tuple, value: int) -> None:
         state.values[place[1]][place[2]] = value
 
 
-def _round_margin(scores: Sequence[float], me: int) -> float:
-    """The others' mean round score less mine (after the ender's doubling): round points, higher is better."""
-    mine = scores[me]
-    return (sum(scores) - mine) / (len(scores) - 1) - mine
-
-
 def _estimated_margin(state: GameState, me: int) -> float:
-    """`_round_margin` of the round as it stands, each face-down card counted at the mean unseen card
+    """`round_margin` of the round as it stands, each face-down card counted at the mean unseen card
     (a playout cut short by the time budget)."""
     hidden = [
         state.values[p][s] for p in range(state.num_players) for s in range(NUM_SLOTS) if state.status[p][s] == HIDDEN
@@ -361,4 +355,4 @@ def _estimated_margin(state: GameState, me: int) -> float:
                 if state.status[p][s] != REMOVED
             )
         )
-    return _round_margin(grids, me)
+    return round_margin(grids, me)

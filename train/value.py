@@ -35,14 +35,20 @@ from pathlib import Path
 import numpy as np
 
 from agents.expert import ExpertBot
-from agents.model_file import PolicyNetwork, load_policy, save_policy
+from agents.model_file import (
+    MARGIN_SCALE,
+    VALUE_OUTPUTS,
+    PolicyNetwork,
+    load_policy,
+    round_margin,
+    save_policy,
+)
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.state import GameState
 from skyjo_env.engine.view import seat_view
 from skyjo_env.observation import encoder
 
-OUTPUTS = ("win_logit", "round_margin")
-MARGIN_SCALE = 10.0  # round points per unit of `round_margin`
+OUTPUTS = VALUE_OUTPUTS
 #: Seat kinds and their chances: the network's most likely move, a sample of its policy, `expert`.
 SEAT_MIX = (("argmax", 0.4), ("sample", 0.35), ("expert", 0.25))
 
@@ -87,10 +93,8 @@ def generate(
             state = game.state
             if len(state.round_history) > (max(game.margins)[0] + 1 if game.margins else 0):
                 scores = state.round_history[-1]
-                total = sum(scores)
-                for seat, mine in enumerate(scores):
-                    others = (total - mine) / (num_players - 1)
-                    game.margins[(len(state.round_history) - 1, seat)] = (others - mine) / MARGIN_SCALE
+                for seat in range(num_players):
+                    game.margins[(len(state.round_history) - 1, seat)] = round_margin(scores, seat) / MARGIN_SCALE
             if state.is_finished:
                 if not state.is_truncated:
                     done.append(game)

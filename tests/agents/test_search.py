@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import agents
-from agents.model_file import PolicyNetwork, load_policy
+from agents.model_file import PolicyNetwork, load_policy, round_margin
 from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL
-from agents.search import SearchBot, _force, _round_margin, _turned_up, parse_options
+from agents.search import SearchBot, _force, _turned_up, parse_options
 from skyjo_env.engine import DRAW, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.codes import HIDDEN, Phase
 from skyjo_env.engine.view import seat_view
@@ -164,5 +164,5 @@ def test_the_search_sees_that_keeping_a_minus_two_beats_discarding_it():
 
 
 def test_the_round_margin_is_the_others_mean_less_mine():
-    assert _round_margin([10, 20, 30], 0) == 15.0
-    assert _round_margin([40, 10], 0) == -30.0
+    assert round_margin([10, 20, 30], 0) == 15.0
+    assert round_margin([40, 10], 0) == -30.0
