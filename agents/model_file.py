@@ -46,6 +46,7 @@ from safetensors.numpy import save_file
 
 from skyjo_env.engine.actions import NUM_ACTIONS
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
+from skyjo_env.files import replacing
 from skyjo_env.observation import OBSERVATION_VERSION, SEATS_VERSION, observation_size
 from skyjo_env.observation.seats import observation_size_v1, seats_layout
 
@@ -345,7 +346,8 @@ def save_policy(network: PolicyNetwork, path: str | Path) -> Path:
     except (TypeError, ValueError) as e:
         raise ValueError(f"the network's info must be plain JSON (str, int, float, list, dict): {e}") from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, path, metadata={METADATA_KEY: text})
+    with replacing(path) as tmp:  # whole or not at all: a self-play pool may read it at any moment
+        save_file(tensors, tmp, metadata={METADATA_KEY: text})
     return path
 
 

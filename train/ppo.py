@@ -8,7 +8,9 @@ resolved config, TensorBoard logs (tb/), checkpoints/ (resume points), pool/ (se
 snapshots, as policy files), metrics.jsonl (periodic evaluations), warm_start.json,
 best_model.zip, final_model.zip (each with a pickle-free `.safetensors` copy,
 `agents.model_file`) and the final evaluation report (eval.txt, eval.json, in `skyjo eval`'s
-format). Ctrl-C saves a checkpoint before it exits.
+format). Ctrl-C saves a checkpoint before it exits; every file is written whole or not at all,
+and a resume after any stop, SIGKILL included, continues from the last checkpoint with that
+checkpoint's counters (`train.run_state`).
 """
 
 from __future__ import annotations
@@ -23,11 +25,20 @@ from typing import Any
 
 from agents.model_file import SUFFIX, save_policy
 from agents.sb3_model import export_sb3_model, network_from_model
+from skyjo_env import files
 from train.config import ConfigError, TrainConfig
 from train.league import POOL_SUFFIXES, SELF
+from train.run_state import (
+    RunState,
+    load_sb3_model,
+    prepare_resume,
+    promote_best,
+    read_sb3_state,
+    save_sb3_checkpoint,
+)
 
 LATEST = "latest.zip"
-STATE = "state.json"
+BEST_MODEL = "best_model.zip"
 
 
 def make_env_factory(config: TrainConfig, pool_dir: Path, rank: int):
@@ -133,32 +144,6 @@ def new_model(config: TrainConfig, env, run_dir: Path):
     )
 
 
-class RunState:
-    """What a resume needs besides the model: schedules and the best evaluation so far."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        data = json.loads(path.read_text()) if path.exists() else {}
-        self.best_win_rate: float = data.get("best_win_rate", -1.0)
-        self.next_eval: int = data.get("next_eval", 0)
-        self.next_checkpoint: int = data.get("next_checkpoint", 0)
-        self.next_snapshot: int = data.get("next_snapshot", 0)
-        self.last_eval: dict[str, float] = data.get("last_eval", {})
-
-    def save(self, num_timesteps: int) -> None:
-        data = {
-            "num_timesteps": num_timesteps,
-            "best_win_rate": self.best_win_rate,
-            "next_eval": self.next_eval,
-            "next_checkpoint": self.next_checkpoint,
-            "next_snapshot": self.next_snapshot,
-            "last_eval": self.last_eval,
-        }
-        tmp = self.path.with_name(self.path.name + ".tmp")  # a stop mid-write keeps the last state whole
-        tmp.write_text(json.dumps(data, indent=2) + "\n")
-        tmp.replace(self.path)
-
-
 def evaluate_model(model_path: Path, config: TrainConfig, games: int, seed: int) -> dict[str, dict[str, Any]]:
     """The model against each eval opponent (size - 1 copies of it) at each eval table size:
     {config.eval_key(opponent, size): skyjo eval report}."""
@@ -230,7 +215,8 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
         def _evaluate(self) -> None:
             steps = self.model.num_timesteps
             path = run_dir / "checkpoints" / "eval_candidate.zip"
-            self.model.save(path)
+            with files.replacing(path) as tmp:
+                self.model.save(tmp)
             network = network_from_model(self.model, path.name)
             candidate = save_policy(network, path.with_suffix(SUFFIX))
             reports = evaluate_model(candidate, config, config.eval_games, seed=config.seed + steps)
@@ -251,7 +237,9 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             score = config.selection_score(win_rates)
             if score >= state.best_win_rate:  # ties go to the later, longer-trained model
                 state.best_win_rate = score
-                path.replace(run_dir / "best_model.zip")
+                promote_best(path, run_dir / BEST_MODEL, score, steps, win_rates)
+            for leftover in (path, candidate):  # a candidate that did not win, and its policy file
+                files.remove(leftover)
             self.bar.set_postfix({k: f"{v:.2f}" for k, v in win_rates.items()})  # the bar shows steps/s itself
             self.logger.dump(steps)
 
@@ -276,10 +264,7 @@ def uses_self_play(config: TrainConfig) -> bool:
 
 
 def save_checkpoint(model, run_dir: Path, state: RunState) -> None:
-    tmp = run_dir / "checkpoints" / "latest.tmp.zip"
-    model.save(tmp)
-    tmp.replace(run_dir / "checkpoints" / LATEST)
-    state.save(model.num_timesteps)
+    save_sb3_checkpoint(model, run_dir / "checkpoints" / LATEST, state)
 
 
 def new_run_dir(config: TrainConfig) -> Path:
@@ -315,18 +300,24 @@ def set_threads(config: TrainConfig) -> None:
 
 def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     """Train (or continue) the run in `run_dir`; return the path of the final model."""
-    from sb3_contrib import MaskablePPO
-
     set_threads(config)
-    state = RunState(run_dir / "checkpoints" / STATE)
+    state = RunState()
     latest = run_dir / "checkpoints" / LATEST
     if resume and not latest.exists():
         raise ConfigError(f"{run_dir} has no checkpoint to resume from ({latest} is missing)")
-    if not resume:
+    if resume:  # the counters of the model we load, checked before anything starts
+        state = read_sb3_state(latest)
+        for line in prepare_resume(run_dir, state, run_dir / BEST_MODEL):
+            print(line)
+    else:
         config.check_start()
     env = build_vec_env(config, run_dir / "pool")
     if resume:
-        model = MaskablePPO.load(latest, env=env, device=config.device, tensorboard_log=str(run_dir / "tb"))
+        try:
+            model = load_sb3_model(latest, env=env, device=config.device, tensorboard_log=str(run_dir / "tb"))
+        except ConfigError:
+            env.close()
+            raise
         config.save(run_dir / "config.yaml")  # the overrides hold from here on
         print(f"resuming {run_dir} at step {model.num_timesteps:,}")
     else:
@@ -363,10 +354,14 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         )
         raise KeyboardInterrupt
     final = run_dir / "final_model.zip"
-    model.save(final)
-    if not (run_dir / "best_model.zip").exists():
-        model.save(run_dir / "best_model.zip")
-    for checkpoint in (final, run_dir / "best_model.zip"):  # pickle-free copies, safe to share (agents.model_file)
+    with files.replacing(final) as tmp:
+        model.save(tmp)
+    if not (run_dir / BEST_MODEL).exists():  # no evaluation ran: the final model, which any evaluation replaces
+        candidate = run_dir / "checkpoints" / "eval_candidate.zip"
+        with files.replacing(candidate) as tmp:
+            model.save(tmp)
+        promote_best(candidate, run_dir / BEST_MODEL, -1.0, model.num_timesteps, {})
+    for checkpoint in (final, run_dir / BEST_MODEL):  # pickle-free copies, safe to share (agents.model_file)
         export_sb3_model(checkpoint, checkpoint.with_suffix(".safetensors"), run=run_dir.name, config=config.name)
     final_report(config, run_dir)
     return final
@@ -398,7 +393,7 @@ def warm_start(model, config: TrainConfig, run_dir: Path) -> None:
         seed=config.seed,
     )
     print(f"warm start from {spec['bot']}: {report}")
-    (run_dir / "warm_start.json").write_text(json.dumps({"bot": spec["bot"], **report.as_dict()}, indent=2) + "\n")
+    files.write_json(run_dir / "warm_start.json", {"bot": spec["bot"], **report.as_dict()})
 
 
 def final_report(config: TrainConfig, run_dir: Path, model: Path | None = None) -> None:
@@ -410,6 +405,6 @@ def final_report(config: TrainConfig, run_dir: Path, model: Path | None = None) 
     model = model or run_dir / "best_model.zip"
     reports = evaluate_model(model, config, config.final_eval_games, seed=10_000 + config.seed)
     text = "\n\n".join(f"best_model vs {opp}\n{format_report(r)}" for opp, r in reports.items())
-    (run_dir / "eval.txt").write_text(text + "\n")
-    (run_dir / "eval.json").write_text(json.dumps(reports, indent=2) + "\n")
+    files.write_text(run_dir / "eval.txt", text + "\n")
+    files.write_json(run_dir / "eval.json", reports)
     print(text)

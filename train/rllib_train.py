@@ -8,7 +8,8 @@ games each, on a local Ray (`ray.init()` on this machine's cores) or on a runnin
 (`--address auto`, or `rllib.address`).
 
 The run folder is the SB3 backend's: the resolved `config.yaml`, `checkpoints/latest/`
-(RLlib's checkpoint, what `--resume` continues) with `state.json`, `metrics.jsonl`
+(RLlib's checkpoint, what `--resume` continues, with the run's counters inside it:
+`train.run_state`), `metrics.jsonl`
 (periodic evaluations), `best_model.safetensors` and `final_model.safetensors` (the policy in
 the project's pickle-free format: `skyjo eval`, `skyjo play`, `skyjo serve` and
 `agents.make(path)` play it like an SB3-trained one) and the final report (`eval.txt`,
@@ -28,12 +29,22 @@ from typing import Any
 import numpy as np
 
 from agents.model_file import ModelLoadError, PolicyNetwork, load_policy, save_policy
+from skyjo_env import files
 from skyjo_env.observation import OBSERVATION_VERSION, observation_size
 from train.config import ConfigError, TrainConfig
+from train.run_state import (
+    METRICS,
+    RunState,
+    prepare_resume,
+    promote_best,
+    read_folder_state,
+    read_legacy_state,
+    save_state_into,
+)
 
 MODULE = "shared"
 CHECKPOINT = "latest"
-STATE = "state.json"
+BEST_MODEL = "best_model.safetensors"
 
 
 def shared_policy(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
@@ -199,7 +210,7 @@ def warm_start(algo: Any, config: TrainConfig, run_dir: Path) -> None:
             update[f"{key}.bias"] = layer.bias.detach().numpy().copy()
     _set_module_weights(algo, update)
     print(f"warm start from {spec['bot']}: {report}")
-    (run_dir / "warm_start.json").write_text(json.dumps({"bot": spec["bot"], **report.as_dict()}, indent=2) + "\n")
+    files.write_json(run_dir / "warm_start.json", {"bot": spec["bot"], **report.as_dict()})
 
 
 # ------------------------------------------------------------------ run
@@ -222,7 +233,7 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
     import ray
     from tqdm import tqdm
 
-    from train.ppo import RunState, evaluate_model, final_report
+    from train.ppo import evaluate_model, final_report
 
     rl = config.rllib
     address = address or rl["address"] or None
@@ -232,6 +243,11 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
         swapped_out.rename(checkpoint)
     if resume and not checkpoint.exists():
         raise ConfigError(f"{run_dir} has no RLlib checkpoint to resume from ({checkpoint} is missing)")
+    state = RunState()
+    if resume:  # the counters saved with the checkpoint, checked before Ray starts
+        state = read_folder_state(checkpoint) or read_legacy_state(checkpoint.parent, steps=None)
+        for line in prepare_resume(run_dir, state, run_dir / BEST_MODEL):
+            print(line)
     init = _init_network(config) if config.init_model and not resume else None  # refused before Ray starts
     ray.init(
         address=address,
@@ -241,13 +257,14 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
         log_to_driver=False,
         configure_logging=False,
     )
-    state = RunState(run_dir / "checkpoints" / STATE)
     algo = algorithm_config(config).build_algo()
-    steps = 0
+    steps = state.num_timesteps
     try:
         if resume:
-            algo.restore_from_path(str(checkpoint.resolve()))
-            steps = json.loads((run_dir / "checkpoints" / STATE).read_text()).get("num_timesteps", 0)
+            try:
+                algo.restore_from_path(str(checkpoint.resolve()))
+            except Exception as e:  # a damaged folder fails in many ways (msgpack, pickle, torch, missing files)
+                raise ConfigError(f"{checkpoint} is damaged and cannot be restored ({type(e).__name__}: {e})") from None
             config.save(run_dir / "config.yaml")  # the overrides hold from here on
             print(f"resuming {run_dir} at step {steps:,}")
         elif init is not None:
@@ -287,12 +304,13 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
             print(f"\ninterrupted at step {steps:,}; checkpoint saved. Resume: skyjo train --resume {run_dir}")
             raise KeyboardInterrupt
         final = export(algo, config, run_dir / "final_model.safetensors", steps, run_dir)
-        if not (run_dir / "best_model.safetensors").exists():
-            export(algo, config, run_dir / "best_model.safetensors", steps, run_dir)
+        if not (run_dir / BEST_MODEL).exists():  # no evaluation ran: the final model, which any evaluation replaces
+            candidate = export(algo, config, run_dir / "checkpoints" / "eval_candidate.safetensors", steps, run_dir)
+            promote_best(candidate, run_dir / BEST_MODEL, -1.0, steps, {})
     finally:
         algo.stop()
         ray.shutdown()
-    final_report(config, run_dir, run_dir / "best_model.safetensors")
+    final_report(config, run_dir, run_dir / BEST_MODEL)
     return final
 
 
@@ -305,11 +323,12 @@ def _checkpoint(algo: Any, run_dir: Path, state: Any, steps: int) -> None:
     for leftover in (fresh, old) if latest.exists() else (fresh,):  # a stop mid-swap leaves only `old` whole
         shutil.rmtree(leftover, ignore_errors=True)
     algo.save_to_path(str(fresh))
+    save_state_into(fresh, state, steps)  # the counters travel with the checkpoint they belong to
+    files.fsync_tree(fresh)
     if latest.exists():
         latest.rename(old)
-    fresh.rename(latest)
+    files.move(fresh, latest)
     shutil.rmtree(old, ignore_errors=True)
-    state.save(steps)
 
 
 def _evaluate(algo: Any, config: TrainConfig, run_dir: Path, state: Any, steps: int, evaluate_model: Any, bar: Any):
@@ -317,11 +336,12 @@ def _evaluate(algo: Any, config: TrainConfig, run_dir: Path, state: Any, steps: 
     candidate = export(algo, config, run_dir / "checkpoints" / "eval_candidate.safetensors", steps, run_dir)
     reports = evaluate_model(candidate, config, config.eval_games, seed=config.seed + steps)
     win_rates = {opp: r["results"][0]["win_rate"] for opp, r in reports.items()}
-    with open(run_dir / "metrics.jsonl", "a") as f:
+    with open(run_dir / METRICS, "a") as f:
         f.write(json.dumps({"step": steps, "time": time.time(), "win_rate": win_rates, "ep_rew_mean": None}) + "\n")
     state.last_eval = win_rates
     score = config.selection_score(win_rates)
     if score >= state.best_win_rate:
         state.best_win_rate = score
-        candidate.replace(run_dir / "best_model.safetensors")
+        promote_best(candidate, run_dir / BEST_MODEL, score, steps, win_rates)
+    files.remove(candidate)  # one that did not win
     bar.write(f"step {steps:,}: " + ", ".join(f"{k} {v:.3f}" for k, v in win_rates.items()))

@@ -51,8 +51,8 @@ def test_init_model_must_fit_the_run_and_is_checked_before_ray_starts(tmp_path):
 
 
 def test_a_checkpoint_is_swapped_in_whole_even_after_a_stop_mid_swap(tmp_path):
-    from train.ppo import RunState
     from train.rllib_train import _checkpoint
+    from train.run_state import RunState, read_folder_state
 
     class FakeAlgo:
         saves = 0
@@ -63,11 +63,13 @@ def test_a_checkpoint_is_swapped_in_whole_even_after_a_stop_mid_swap(tmp_path):
             (tmp_path / "checkpoints" / path / "state").write_text(str(self.saves))
 
     (tmp_path / "checkpoints").mkdir()
-    algo, state = FakeAlgo(), RunState(tmp_path / "checkpoints" / "state.json")
+    algo, state = FakeAlgo(), RunState()
     _checkpoint(algo, tmp_path, state, 10)
     _checkpoint(algo, tmp_path, state, 20)
     names = sorted(p.name for p in (tmp_path / "checkpoints").iterdir())
-    assert names == ["latest", "state.json"] and (tmp_path / "checkpoints" / "latest" / "state").read_text() == "2"
+    assert names == ["latest"] and (tmp_path / "checkpoints" / "latest" / "state").read_text() == "2"
+    counters = read_folder_state(tmp_path / "checkpoints" / "latest")  # saved with the checkpoint, as one unit
+    assert counters is not None and counters.num_timesteps == 20
     (tmp_path / "checkpoints" / "latest.old").mkdir()  # what a stop after the swap, before the clean-up, leaves
     _checkpoint(algo, tmp_path, state, 30)
     assert (tmp_path / "checkpoints" / "latest" / "state").read_text() == "3"

@@ -18,6 +18,7 @@ from skyjo_env.engine import Rules, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from tests.helpers import plays_a_legal_game
 from train.plot import end_to_end
+from train.run_state import read_sb3_state, sha256
 
 TINY = {
     "name": "tiny",
@@ -37,6 +38,11 @@ TINY = {
     "warm_start": {"bot": "expert", "games": 2, "epochs": 1},
     "device": "cpu",
 }
+
+
+def checkpoint_step(run: Path) -> int:
+    """The step of the run's last checkpoint, from the counters saved inside it."""
+    return read_sb3_state(run / "checkpoints" / "latest.zip").num_timesteps
 
 
 def skyjo(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -81,17 +87,18 @@ def test_a_run_folder_has_everything(tiny_run):
     assert report["random"]["games"] == 6 and len(report["random"]["results"]) == 2
     metrics = [json.loads(line) for line in (tiny_run / "metrics.jsonl").read_text().splitlines()]
     assert metrics and set(metrics[0]["win_rate"]) == {"random", "greedy"}
-    state = json.loads((tiny_run / "checkpoints" / "state.json").read_text())
-    assert state["num_timesteps"] >= 512
+    assert checkpoint_step(tiny_run) >= 512
+    best = json.loads((tiny_run / "best.json").read_text())
+    assert best["sha256"] == sha256(tiny_run / "best_model.zip") and best["model"] == "best_model.zip"
 
 
 @pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_resume_continues_from_the_checkpoint(tiny_run):
-    before = json.loads((tiny_run / "checkpoints" / "state.json").read_text())["num_timesteps"]
+    before = checkpoint_step(tiny_run)
     done = skyjo("train", "--resume", str(tiny_run), "--total-timesteps", "1024", cwd=tiny_run.parent)
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"resuming {tiny_run} at step {before:,}" in done.stdout
-    after = json.loads((tiny_run / "checkpoints" / "state.json").read_text())["num_timesteps"]
+    after = checkpoint_step(tiny_run)
     assert after >= 1024 > before
     assert yaml.safe_load((tiny_run / "config.yaml").read_text())["total_timesteps"] == 1024
 
@@ -272,7 +279,7 @@ def test_ctrl_c_saves_a_checkpoint_that_resumes(tmp_path):
     assert proc.returncode == 130, err[-2000:]
     assert "checkpoint saved. Resume: skyjo train --resume" in out
     (run,) = (tmp_path / "runs").iterdir()
-    steps = json.loads((run / "checkpoints" / "state.json").read_text())["num_timesteps"]
+    steps = checkpoint_step(run)
     assert steps > 0 and (run / "checkpoints" / "latest.zip").exists()
 
 
@@ -299,10 +306,10 @@ def test_train_in_process_writes_a_run_folder_that_resumes(tmp_path):
     for name in ("config.yaml", "best_model.zip", "eval.txt", "eval.json", "metrics.jsonl"):
         assert (run / name).is_file(), name
     assert list((run / "pool").glob("*.safetensors")), "self-play snapshots"
-    first = json.loads((run / "checkpoints" / "state.json").read_text())["num_timesteps"]
+    first = checkpoint_step(run)
     assert first >= 256
     train(load_config(None, {**overrides, "total_timesteps": 512}), run, resume=True)
-    assert json.loads((run / "checkpoints" / "state.json").read_text())["num_timesteps"] >= 512
+    assert checkpoint_step(run) >= 512
     bot = PolicyBot(run / "final_model.zip")
     state = new_game(Rules(), seed=1)
     assert bot.act(seat_view(state, state.current_player), legal_actions(state)) in legal_actions(state)
@@ -357,7 +364,7 @@ def _recipe_run(tmp_path, name: str, **overrides) -> Path:
 
 def test_the_2_player_recipe_runs_a_few_thousand_steps(tmp_path):
     run = _recipe_run(tmp_path, "ppo_2p")
-    assert json.loads((run / "checkpoints" / "state.json").read_text())["num_timesteps"] >= 8192
+    assert checkpoint_step(run) >= 8192
     plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=3)
 
 
