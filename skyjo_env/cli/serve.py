@@ -44,6 +44,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="games in progress kept at once (default 64); a new one closes the one idle longest",
     )
     parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help="the SQLite file that keeps every game, move by move, so a restart loses none and finished games "
+        "make the history (default: games.sqlite3 in your data folder, ~/.local/share/skyjo-rl on Linux; "
+        "':memory:' keeps nothing)",
+    )
+    parser.add_argument(
         "--idle-minutes", type=float, default=60.0, help="a game expires after this long without a request (default 60)"
     )
 
@@ -65,6 +72,7 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     from skyjo_env.web.app import LOCAL_HOSTS, create_app
     from skyjo_env.web.games import AgentLoadError
+    from skyjo_env.web.history import GameDB, HistoryError, default_path
 
     hosts = list(LOCAL_HOSTS)
     for name in [args.host, *args.allow_host]:
@@ -74,15 +82,22 @@ def run_from_args(args: argparse.Namespace) -> int:
         if name not in ("0.0.0.0", "[::]") and name.lower() not in hosts:
             hosts.append(name.lower())
     try:
+        db = GameDB(args.db or default_path())
         app = create_app(
             args.agents,
             max_games=args.max_games,
             idle_seconds=60.0 * args.idle_minutes,
             preload=True,
             allowed_hosts=hosts,
+            db=db,
         )
-    except AgentLoadError as e:
+    except (AgentLoadError, HistoryError) as e:
         raise CommandError(str(e)) from None
+    for line in app.state.reload_problems:
+        print(line, flush=True)
+    live = app.state.store.live
+    kept = "nothing is kept" if db.path == ":memory:" else f"games are kept in {db.path}"
+    print(f"Skyjo: {kept}" + (f"; {live} game(s) in progress taken back" if live else ""), flush=True)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Skyjo: open http://{host}:{args.port}/ in a browser (Ctrl-C stops the server)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

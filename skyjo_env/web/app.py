@@ -17,6 +17,7 @@ pydantic models and OpenAPI pages that nothing here needs).
 | DELETE | `/api/games/{id}` | | 204 |
 | POST | `/api/replays` | a game record | 201 `{id, steps, ...step 0}` |
 | GET | `/api/replays/{id}/steps/{k}` | | the table after k actions |
+| GET | `/api/history` | | `{kept, groups: [{players, opponents, games, wins, mean_round_score, unfinished}]}` |
 
 Errors are JSON `{"error": message}`: 400 malformed body or value (not UTF-8 JSON, nested
 more than 32 deep, an integer of more than 24 digits) or a Host header that is not this
@@ -70,6 +71,7 @@ from skyjo_env.web.games import (
     new_game_from_json,
     rule_options,
 )
+from skyjo_env.web.history import MEMORY, GameDB
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20
@@ -223,6 +225,7 @@ def create_app(
     preload: bool = False,
     clock: Callable[[], float] = time.monotonic,
     allowed_hosts: Sequence[str] = LOCAL_HOSTS,
+    db: GameDB | None = None,
 ) -> Starlette:
     """The app: opponents are the registered bots plus the model files in `agent_specs`.
 
@@ -230,12 +233,16 @@ def create_app(
     many finished games and replays; anything expires after `idle_seconds` without a request.
     `preload` loads every bot now (else on first use). Requests are answered only when their
     Host header names one of `allowed_hosts` (so that a foreign page cannot reach the server
-    through DNS rebinding). Raises `AgentLoadError` for an agent spec that cannot be loaded.
+    through DNS rebinding). Every game is kept in `db` (default: in memory only), and the games
+    in progress there are taken back now (`GameStore.reload`; the lines of those that could not be
+    are in `app.state.reload_problems`). Raises `AgentLoadError` for an agent spec that cannot be
+    loaded.
     """
     roster = Roster(agent_specs)
     if preload:
         roster.load_all()
-    store = GameStore(max_games, idle_seconds, clock)
+    store = GameStore(max_games, idle_seconds, clock, db)
+    reload_problems = store.reload(roster)
 
     async def index(request: Request) -> Response:
         return FileResponse(
@@ -297,6 +304,7 @@ def create_app(
         def move() -> dict[str, Any]:
             with game.lock:
                 events = game.play(body["action"], body.get("step"))
+                store.saved(request.path_params["game_id"], game)  # committed before the answer
                 return {"id": request.path_params["game_id"], "events": events, "frame": game.table.frame()}
 
         return _ok(await run_in_threadpool(move))
@@ -316,6 +324,10 @@ def create_app(
             payload = game.record()
         name = f"skyjo-{payload['rules']['num_players']}p-seed{payload['seed']}-step{len(payload['actions'])}.json"
         return _ok(payload, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def history(request: Request) -> Response:
+        groups = await run_in_threadpool(store.db.history)
+        return _ok({"kept": store.db.path != MEMORY, "groups": groups})
 
     async def load_replay(request: Request) -> Response:
         body = await _json_body(request)
@@ -349,6 +361,7 @@ def create_app(
         Route("/api/games/{game_id}/actions", play, methods=["POST"]),
         Route("/api/games/{game_id}/hint", hint),
         Route("/api/games/{game_id}/record", record),
+        Route("/api/history", history),
         Route("/api/replays", load_replay, methods=["POST"]),
         Route("/api/replays/{replay_id}/steps/{k}", replay_step),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -364,4 +377,5 @@ def create_app(
     )
     app.state.roster = roster
     app.state.store = store
+    app.state.reload_problems = reload_problems
     return app

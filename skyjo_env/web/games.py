@@ -50,6 +50,7 @@ from skyjo_env.engine import (
 from skyjo_env.engine.state import FACE_UP, FROM_DISCARD, FROM_DRAW, HIDDEN, REMOVED
 from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.observation import encode
+from skyjo_env.web.history import GameDB, StoredGame
 
 RECORD_FORMAT = "skyjo-game-record"
 RECORD_VERSION = 1
@@ -538,6 +539,7 @@ class Game:
         self.opponents = opponents
         self.bots = bots
         self.lock = threading.Lock()
+        self.saved = 0  # how many of the table's actions the store's database holds
 
     @property
     def you(self) -> int:
@@ -552,7 +554,9 @@ class Game:
         events = []
         while not state.is_finished and state.current_player != table.you:
             seat = state.current_player
-            action = self.bots[seat].act(seat_view(state, seat), legal_actions(state))
+            bot = self.bots[seat]
+            bot.reset(move_seed(table.seed, len(table.actions)))  # so a game rebuilt from its moves plays on alike
+            action = bot.act(seat_view(state, seat), legal_actions(state))
             events.append(table.apply(int(action)))
         return events
 
@@ -590,6 +594,18 @@ class Game:
             "model": why,
             "step": len(table.actions),
             "probabilities": {str(a): p for a, p in probabilities.items()},
+        }
+
+    def result(self) -> dict[str, Any] | None:
+        """A finished game's outcome for the history (None while it is in progress)."""
+        state = self.table.state
+        if not state.is_finished:
+            return None
+        return {
+            "winners": [] if state.is_truncated else list(state.winners),
+            "totals": list(state.totals),
+            "round_scores": [row[self.you] for row in state.round_history],
+            "truncated": bool(state.is_truncated),
         }
 
     def record(self) -> dict[str, Any]:
@@ -635,10 +651,31 @@ def new_game_from_json(body: Any, roster: Roster) -> Game:
     if not isinstance(you, int) or isinstance(you, bool) or not 0 <= you < num_players:
         raise BadRequest(f"seat must be an integer 0..{num_players - 1}, got {you!r}")
     bot_seats = [s for s in range(num_players) if s != you]
-    chosen = dict(zip(bot_seats, opponents))
-    bots = {seat: roster.make(name, num_players, seed + 1 + seat) for seat, name in chosen.items()}
-    names = ["you" if s == you else chosen[s] for s in range(num_players)]
+    return seat_game(rules, seed, you, dict(zip(bot_seats, opponents)), roster)
+
+
+def seat_game(rules: Rules, seed: int, you: int, chosen: dict[int, str], roster: Roster) -> Game:
+    """A new game: the human at `you`, the opponent `chosen[seat]` (a roster id) at every other seat."""
+    bots = {seat: roster.make(name, rules.num_players, seed + 1 + seat) for seat, name in chosen.items()}
+    names = ["you" if s == you else chosen[s] for s in range(rules.num_players)]
     return Game(Table(rules, seed, you, names), chosen, bots)
+
+
+def move_seed(seed: int, step: int) -> int:
+    """The seed of the bot move at `step` of the game of `seed`: a bot's move depends on the game and
+    the move only, so a game rebuilt from its record plays on exactly as it would have."""
+    return (seed * 1_000_003 + step) % 2**63
+
+
+def restore_game(stored: StoredGame, roster: Roster) -> Game:
+    """A game from the database, at the step it had reached. Raises `BadRequest` (an opponent this
+    server does not offer) or `IllegalActionError` (moves that do not fit the rules and seed)."""
+    chosen = {seat: name for seat, name in enumerate(stored.players) if seat != stored.seat}
+    game = seat_game(stored.rules, stored.seed, stored.seat, chosen, roster)
+    for action in stored.actions:
+        game.table.apply(action, with_frame=False)
+    game.saved = len(stored.actions)
+    return game
 
 
 # ------------------------------------------------------------------ replay
@@ -735,10 +772,17 @@ class GameStore:
     At most `max_games` games in progress are kept: a new one closes the game in progress that
     has waited longest for a request. Finished games and replays do not count among them; they
     are kept too, at most `max_games` of them (again the one idle longest goes first). Anything
-    idle for `idle_seconds` is dropped.
+    idle for `idle_seconds` is dropped. Every game is also in `db` (`GameDB`), move by move: a
+    game closed or dropped there stays as an unfinished game of the history.
     """
 
-    def __init__(self, max_games: int, idle_seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        max_games: int,
+        idle_seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+        db: GameDB | None = None,
+    ) -> None:
         if max_games < 1:
             raise ValueError(f"max_games must be >= 1, got {max_games}")
         if idle_seconds <= 0:
@@ -746,6 +790,7 @@ class GameStore:
         self.max_games = max_games
         self.idle_seconds = idle_seconds
         self.clock = clock
+        self.db = db if db is not None else GameDB()
         self._lock = threading.Lock()
         self._items: dict[str, tuple[Game | Replay, float]] = {}
 
@@ -761,24 +806,41 @@ class GameStore:
             self._expire()
             return sum(_in_progress(item) for item, _ in self._items.values())
 
+    def _drop(self, key: str) -> None:
+        item, _ = self._items.pop(key)
+        if _in_progress(item):
+            self.db.close_game(key)
+
     def _expire(self) -> None:
         now = self.clock()
         for key in [k for k, (_, seen) in self._items.items() if now - seen > self.idle_seconds]:
-            del self._items[key]
+            self._drop(key)
 
     def _make_room(self, in_progress: bool) -> None:
         """Drop the idle-longest item of the kind (in progress, or finished and replays) until one more fits."""
         same = [(seen, k) for k, (item, seen) in self._items.items() if _in_progress(item) == in_progress]
         for _, key in sorted(same)[: max(0, len(same) - self.max_games + 1)]:
-            del self._items[key]
+            self._drop(key)
 
-    def add(self, item: Game | Replay) -> str:
+    def add(self, item: Game | Replay, key: str | None = None) -> str:
+        """Keep `item` under a new id (or `key`, for a game reloaded from the database); return the id."""
         with self._lock:
             self._expire()
             self._make_room(_in_progress(item))
-            key = secrets.token_urlsafe(16)
+            if key is None:
+                key = secrets.token_urlsafe(16)
+                if isinstance(item, Game):
+                    table = item.table
+                    self.db.add(key, table.rules, table.seed, table.you, table.agent_names, table.actions)
+                    item.saved = len(table.actions)
             self._items[key] = (item, self.clock())
             return key
+
+    def saved(self, key: str, game: Game) -> None:
+        """Commit the game's new moves (and its result, once finished); call it holding `game.lock`."""
+        if game.saved < len(game.table.actions):
+            self.db.moved(key, game.table.actions, game.saved, game.result())
+            game.saved = len(game.table.actions)
 
     def get(self, key: str, kind: type[Game] | type[Replay]) -> Any:
         with self._lock:
@@ -795,7 +857,25 @@ class GameStore:
     def remove(self, key: str, kind: type[Game] | type[Replay]) -> None:
         self.get(key, kind)
         with self._lock:
-            self._items.pop(key, None)
+            if key in self._items:
+                self._drop(key)
+
+    def reload(self, roster: Roster) -> list[str]:
+        """Take back the database's games in progress (at most `max_games`, the most recent; the older
+        ones are closed, kept in the history); return a line for each game that could not be rebuilt,
+        which stays in the database as it is."""
+        problems = []
+        stored = self.db.live_games()
+        for old in stored[: max(0, len(stored) - self.max_games)]:
+            self.db.close_game(old.id)
+        for game_row in stored[-self.max_games :]:
+            try:
+                game = restore_game(game_row, roster)
+            except (BadRequest, IllegalActionError, ValueError) as e:
+                problems.append(f"game {game_row.id} is not reloaded: {without_paths(str(e))}")
+                continue
+            self.add(game, key=game_row.id)
+        return problems
 
 
 def _in_progress(item: Game | Replay) -> bool:

@@ -15,6 +15,12 @@ from skyjo_env.web.app import create_app
 from tests.web import LOCAL
 
 
+@pytest.fixture(autouse=True)
+def no_games_in_your_data_folder(tmp_path_factory, monkeypatch):
+    """`skyjo serve` keeps games in the user's data folder by default: in the tests, a temporary one."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
+
+
 @pytest.fixture
 def client() -> Iterator[TestClient]:
     with TestClient(create_app(max_games=8, idle_seconds=600), base_url=LOCAL) as c:

@@ -73,7 +73,7 @@ def test_a_whole_game_against_random_in_chromium(live_server, tmp_path):
             page.wait_for_selector("body[data-ui=setup]")
             page.select_option("#num-players", "2")
             page.select_option("#opponent-choices select", "random")
-            page.fill("#seed", "12")
+            page.fill("#seed", "18")
             page.select_option("#speed", "0")
             page.click("#start")
 
@@ -95,7 +95,7 @@ def test_a_whole_game_against_random_in_chromium(live_server, tmp_path):
                 decisions += 1
                 assert decisions < 3000, "the game did not end"
 
-            assert rounds >= 1, "seed 12 plays two rounds: the round-end panel was never shown"
+            assert rounds >= 1, "seed 18 plays two rounds: the round-end panel was never shown"
             winner = page.locator("#winner")
             assert winner.is_visible()
             assert re.search(r"Game over\. .*wins? with -?\d+ points", winner.inner_text()), winner.inner_text()
@@ -114,9 +114,17 @@ def test_a_whole_game_against_random_in_chromium(live_server, tmp_path):
             page.keyboard.press("ArrowRight")
             expect(page.locator("#replay-step")).to_have_text(re.compile(r"^move 2 of \d+ — "))
             page.screenshot(path=str(shots / "replay.png"))
+
+            page.click("#new-game")  # the finished game is in the history shown with the new-game form
+            page.wait_for_selector("body[data-ui=setup]")
+            row = page.locator("#history-table tbody tr").filter(has_text="random")
+            expect(row).to_have_count(1)
+            cells = row.locator("td").all_inner_texts()
+            assert cells[0] == "2" and cells[1] == "random" and int(cells[2]) >= 1, cells
+            page.screenshot(path=str(shots / "history.png"))
         finally:
             browser.close()
-    for name in ("round_over.png", "mid_game.png", "game_over.png", "replay.png"):
+    for name in ("round_over.png", "mid_game.png", "game_over.png", "replay.png", "history.png"):
         assert (shots / name).stat().st_size > 10_000, name
     assert errors == [], errors
 

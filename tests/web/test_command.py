@@ -42,7 +42,7 @@ def test_a_bad_agent_or_option_stops_it_before_serving(tmp_path, capsys):
     assert "--allow-host takes a host name" in capsys.readouterr().err
 
 
-def test_it_serves_the_page_on_the_loopback_address():
+def test_it_serves_the_page_on_the_loopback_address(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -51,9 +51,11 @@ def test_it_serves_the_page_on_the_loopback_address():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "XDG_DATA_HOME": str(tmp_path)},
     )
     try:
+        line = process.stdout.readline()  # by default the games go to the user's data folder
+        assert f"games are kept in {tmp_path / 'skyjo-rl' / 'games.sqlite3'}" in line, line
         line = process.stdout.readline()
         assert f"open http://127.0.0.1:{port}/" in line, (line, process.stderr.read() if process.poll() else "")
         deadline = time.monotonic() + 60

@@ -173,6 +173,31 @@ function showSetup() {
   $("side").hidden = true;
   $("download").disabled = true;
   setUi("setup");
+  showHistory();
+}
+
+// The finished games of this server's database: wins and mean round score per table and opponents.
+async function showHistory() {
+  let payload;
+  try {
+    payload = await api("GET", "/api/history");
+  } catch (e) {
+    $("history-note").textContent = `The history is not available: ${e.message}`;
+    return;
+  }
+  const rows = payload.groups.map((g) => el("tr", {}, [
+    el("td", { text: String(g.players) }),
+    el("td", { text: g.opponents }),
+    el("td", { text: String(g.games) }),
+    el("td", { text: String(g.wins) }),
+    el("td", { text: g.games ? `${Math.round((100 * g.wins) / g.games)}%` : "–" }),
+    el("td", { text: g.mean_round_score === null ? "–" : g.mean_round_score.toFixed(1) }),
+    el("td", { text: String(g.unfinished) }),
+  ]));
+  $("history-table").querySelector("tbody").replaceChildren(...rows);
+  $("history-table").hidden = rows.length === 0;
+  const where = payload.kept ? "" : " This server keeps nothing once it stops (--db :memory:).";
+  $("history-note").textContent = (rows.length ? "Your finished games, by table." : "No game played to the end yet.") + where;
 }
 
 async function startGame(event) {
