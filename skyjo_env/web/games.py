@@ -47,15 +47,18 @@ from skyjo_env.engine import (
     legal_actions,
     new_game,
 )
+from skyjo_env.engine.record import (
+    MAX_SEED,
+    GameRecord,
+    RecordError,
+    read_record,
+)
+from skyjo_env.engine.record import rules_from_json as record_rules
 from skyjo_env.engine.state import FACE_UP, FROM_DISCARD, FROM_DRAW, HIDDEN, REMOVED
 from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.observation import encode
 from skyjo_env.web.history import GameDB, StoredGame
 
-RECORD_FORMAT = "skyjo-game-record"
-RECORD_VERSION = 1
-MAX_SEED = 2**63 - 1
-MAX_RECORD_ACTIONS = 20_000  # the longest record a replay takes
 REPLAY_CHECKPOINT = 256  # a replay keeps its table every this many actions
 HINT_MODEL = "ppo"  # the shipped agent whose probabilities are drawn on the cards
 
@@ -285,21 +288,10 @@ def _field_doc(name: str) -> str:
 
 def rules_from_json(options: Any, num_players: int) -> Rules:
     """`Rules` from a JSON object of rule options; `num_players` comes from the seats."""
-    if options is None:
-        options = {}
-    if not isinstance(options, dict):
-        raise BadRequest(f"rules must be an object of rule options, got {type(options).__name__}")
-    unknown = sorted(set(options) - set(Rules.field_names()))
-    if unknown:
-        raise BadRequest(f"unknown rule option(s) {unknown}; known: {', '.join(Rules.field_names())}")
-    options = dict(options)
-    given = options.pop("num_players", num_players)
-    if given != num_players:
-        raise BadRequest(f"rules.num_players={given!r}, but the table has {num_players} seats")
     try:
-        return Rules(num_players=num_players, **options)
-    except (TypeError, ValueError) as e:
-        raise BadRequest(f"bad rule option: {e}") from None
+        return record_rules(options, num_players)
+    except RecordError as e:
+        raise BadRequest(str(e)) from None
 
 
 # ------------------------------------------------------------------ frames
@@ -612,16 +604,8 @@ class Game:
         """Rules, seed and actions: enough to replay the game exactly. The seed fixes the deck, so the
         record of a running game tells its face-down cards to whoever reads it (the page warns)."""
         table = self.table
-        return {
-            "format": RECORD_FORMAT,
-            "version": RECORD_VERSION,
-            "rules": asdict(table.rules),
-            "seed": table.seed,
-            "seat": table.you,
-            "players": table.agent_names,
-            "actions": list(table.actions),
-            "finished": table.finished,
-        }
+        record = GameRecord(table.rules, table.seed, table.you, tuple(table.agent_names), tuple(table.actions))
+        return record.to_json(finished=table.finished)
 
 
 def new_game_from_json(body: Any, roster: Roster) -> Game:
@@ -690,7 +674,12 @@ class Replay:
     kind = "replay"
 
     def __init__(self, record: Any) -> None:
-        self.rules, self.seed, self.you, self.names, self.actions = _check_record(record)
+        try:
+            checked = read_record(record, check_moves=False)  # the moves are checked below, as they are replayed
+        except RecordError as e:
+            raise BadRequest(str(e)) from None
+        self.rules, self.seed, self.you = checked.rules, checked.seed, checked.seat
+        self.names, self.actions = list(checked.players), list(checked.actions)
         self.lock = threading.Lock()
         table = Table(self.rules, self.seed, self.you, self.names)
         self._kept: list[Table] = [table.copy()]  # the table after 0, C, 2C, ... actions
@@ -726,43 +715,6 @@ class Replay:
             "event": None if event is None else {key: event[key] for key in ("seat", "action", "texts", "round_over")},
             "log": table.log,
         }
-
-
-def _check_record(record: Any) -> tuple[Rules, int, int, list[str], list[int]]:
-    if not isinstance(record, dict):
-        raise BadRequest(f"a game record is a JSON object, got {type(record).__name__}")
-    if record.get("format") != RECORD_FORMAT or record.get("version") != RECORD_VERSION:
-        raise BadRequest(f"not a game record: expected format {RECORD_FORMAT!r} version {RECORD_VERSION}")
-    for key in ("rules", "seed", "seat", "actions"):
-        if key not in record:
-            raise BadRequest(f"the record has no {key!r}")
-    rules_json = record["rules"]
-    if not isinstance(rules_json, dict) or "num_players" not in rules_json:
-        raise BadRequest("the record's rules must be an object with num_players")
-    num_players = rules_json["num_players"]
-    if (
-        not isinstance(num_players, int)
-        or isinstance(num_players, bool)
-        or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
-    ):
-        raise BadRequest(f"the record's num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
-    rules = rules_from_json(rules_json, num_players)
-    seed, you, actions = record["seed"], record["seat"], record["actions"]
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise BadRequest(f"the record's seed must be an integer 0..{MAX_SEED}, got {seed!r}")
-    if not isinstance(you, int) or isinstance(you, bool) or not 0 <= you < num_players:
-        raise BadRequest(f"the record's seat must be 0..{num_players - 1}, got {you!r}")
-    if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
-        raise BadRequest("the record's actions must be a list of integers")
-    if len(actions) > MAX_RECORD_ACTIONS:
-        raise BadRequest(
-            f"the record has {len(actions)} actions; records of at most {MAX_RECORD_ACTIONS} are replayed "
-            "(a game to 100 points at 8 players takes about 1,500)"
-        )
-    names = record.get("players")
-    if not (isinstance(names, list) and len(names) == num_players and all(isinstance(x, str) for x in names)):
-        names = ["you" if s == you else "?" for s in range(num_players)]
-    return rules, seed, you, [x[:40] for x in names], list(actions)
 
 
 # ------------------------------------------------------------------- store

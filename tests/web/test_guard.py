@@ -26,8 +26,9 @@ from starlette.testclient import TestClient
 
 import agents
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine.record import MAX_RECORD_ACTIONS, RECORD_FORMAT, RECORD_VERSION
 from skyjo_env.web.app import MAX_DEPTH, MAX_DIGITS, create_app
-from skyjo_env.web.games import MAX_RECORD_ACTIONS, RECORD_FORMAT, RECORD_VERSION, Game
+from skyjo_env.web.games import Game
 from tests.web import LOCAL
 
 GAME = {"opponents": ["random"], "seed": 5}
