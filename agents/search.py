@@ -148,30 +148,44 @@ class SearchBot:
     # ---------------------------------------------------------------- the move
 
     def act(self, view: SeatView, legal_actions_: Sequence[int]) -> int:
+        self.last = None
+        legal = list(legal_actions_)
+        if len(legal) == 1 or view.phase == _SETUP:
+            network_move, _ = self._network_order(view, legal)
+            self._rng.integers(2**63)  # one draw a move, searched or not
+            return network_move
+        result = self.evaluate(view, legal)
+        if len(result.candidates) > 1:
+            self.last = result
+        return result.chosen
+
+    def evaluate(self, view: SeatView, legal_actions_: Sequence[int], include: Sequence[int] = ()) -> SearchResult:
+        """The search of one decision: the network's `top` moves and every move of `include` (legal
+        moves: a review adds the move that was played), each estimated from the same worlds. With
+        playouts, `extra["scores"]` holds each candidate's score in each world (candidates x worlds)."""
         start = time.perf_counter()
+        legal = list(legal_actions_)
+        network_move, order = self._network_order(view, legal)
+        world_rng = np.random.default_rng(self._rng.integers(2**63))
+        candidates = order if self.top is None else order[: self.top]
+        for action in [network_move, *include]:
+            if action not in legal:
+                raise ValueError(f"{action} is not a legal move here (legal: {legal})")
+            if action not in candidates:
+                candidates = [*candidates, action]
+        if len(candidates) == 1:
+            return SearchResult(candidates, [0.0], [0.0], network_move, network_move, 0, time.perf_counter() - start)
+        if self.depth == 0 and self.leaf != "round":
+            return self._exact(view, candidates, network_move, world_rng, start)
+        return self._playouts(view, candidates, network_move, world_rng, start)
+
+    def _network_order(self, view: SeatView, legal: list[int]) -> tuple[int, list[int]]:
+        """The network's move and the legal moves from the most likely down."""
         n = view.rules.num_players
         check_plays(self, n, self.name)
-        coder = self._coder(n)
-        obs = encode(view, coder)
-        logits = self.network.logits(obs[None, :])[0]
-        legal = list(legal_actions_)
-        network_move = legal[int(np.argmax(logits[legal]))]
-        world_rng = np.random.default_rng(self._rng.integers(2**63))  # one draw a move, searched or not
-        self.last = None
-        if len(legal) == 1 or view.phase == _SETUP:
-            return network_move
+        logits = self.network.logits(encode(view, self._coder(n))[None, :])[0]
         order = sorted(legal, key=lambda a: -logits[a])
-        candidates = order if self.top is None else order[: self.top]
-        if network_move not in candidates:
-            candidates = [network_move, *candidates]
-        if len(candidates) == 1:
-            return network_move
-        if self.depth == 0 and self.leaf != "round":
-            result = self._exact(view, candidates, network_move, world_rng, start)
-        else:
-            result = self._playouts(view, candidates, network_move, world_rng, start)
-        self.last = result
-        return result.chosen
+        return order[0], order
 
     def _choose(self, candidates, values, errors, network_move) -> int:
         base = values[candidates.index(network_move)]
@@ -246,7 +260,15 @@ class SearchBot:
         )
         chosen = self._choose(candidates, values, errors, network_move)
         return SearchResult(
-            candidates, values, errors, network_move, chosen, len(states), time.perf_counter() - start, depth
+            candidates,
+            values,
+            errors,
+            network_move,
+            chosen,
+            len(states),
+            time.perf_counter() - start,
+            depth,
+            {"scores": scores},
         )
 
     # ---------------------------------------------------------------- leaves

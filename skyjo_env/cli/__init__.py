@@ -47,6 +47,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "demo": Subcommand("skyjo_env.cli.demo", "play one random game through the engine and print it"),
     "eval": Subcommand("skyjo_env.cli.eval", "play seeded games between agents and report win rates"),
     "play": Subcommand("skyjo_env.cli.play", "play Skyjo in the terminal against bots or trained agents"),
+    "review": Subcommand("skyjo_env.cli.review", "analyse a game record: the points each of a seat's moves lost"),
     "train": Subcommand(
         "skyjo_env.cli.train", "train a MaskablePPO agent from a YAML config", "train", (*TRAIN_MODULES, "tensorboard")
     ),

@@ -14,10 +14,12 @@ import argparse
 import secrets
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TextIO, cast
 
 from agents import make
 from agents.base import check_plays
+from skyjo_env import files
 from skyjo_env.cli.common import CommandError, add_rules_argument, rules_from_args
 from skyjo_env.engine import (
     DRAW,
@@ -33,6 +35,7 @@ from skyjo_env.engine import (
     parse_slot_name,
     slot_name,
 )
+from skyjo_env.engine.record import GameRecord
 from skyjo_env.engine.render import cell, render_grid, seat_name
 from skyjo_env.engine.state import FACE_UP, REMOVED
 from skyjo_env.engine.view import seat_view
@@ -206,7 +209,10 @@ def play_game(
     you: int,
     read: Callable[[str], str],
     term: Terminal,
+    actions: list[int] | None = None,
 ) -> GameState:
+    """Play one game in the terminal; every action (each seat's) is appended to `actions`."""
+    actions = [] if actions is None else actions
     bots = {}
     seats = [s for s in range(rules.num_players) if s != you]
     for seat, spec in zip(seats, opponents):
@@ -240,12 +246,14 @@ def play_game(
                 term.say(f"[red]Not possible: {e}[/red]")
                 continue
             apply_action(state, action)
+            actions.append(action)
         else:
             action = bots[seat].act(seat_view(state, seat), legal_actions(state))
             phase = state.phase
             slot = action % REVEAL_FIRST
             replaced, replaced_was_up = state.values[seat][slot], state.status[seat][slot] == FACE_UP
             apply_action(state, action)
+            actions.append(action)
             who = seat_name(seat)
             if action == DRAW:
                 source[seat] = f"drew {a_card(cast(int, state.held_card))}"
@@ -288,6 +296,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     parser.add_argument("--plain", action="store_true", help="no colour")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="write the game record (JSON: rules, seed, every action) to FILE when the game ends or you quit; "
+        "skyjo review and the browser's Load record read it",
+    )
     add_rules_argument(parser)
 
 
@@ -307,14 +322,23 @@ def run_from_args(args: argparse.Namespace) -> int:
         line = input(prompt) if sys.stdin.isatty() else _read_piped(prompt)
         return line
 
+    actions: list[int] = []
     try:
-        play_game(args.opponents, rules, seed, args.seat, read, term)
+        play_game(args.opponents, rules, seed, args.seat, read, term, actions)
     except (Quit, EOFError):
         term.say("\nBye.")
         return 0
     except KeyboardInterrupt:
         term.say("\nBye.")
         return 130
+    finally:
+        if args.record is not None:
+            players = ["you" if s == args.seat else "?" for s in range(rules.num_players)]
+            for seat, spec in zip([s for s in range(rules.num_players) if s != args.seat], args.opponents):
+                players[seat] = Path(spec).name
+            record = GameRecord(rules, seed, args.seat, tuple(players), tuple(actions))
+            files.write_json(args.record, record.to_json())
+            term.say(f"The game's record is in {args.record} (skyjo review {args.record} analyses your moves).")
     return 0
 
 
