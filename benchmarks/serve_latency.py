@@ -13,29 +13,11 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import json
-import os
-import signal
-import socket
-import subprocess
 import sys
 import time
 
 import numpy as np
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def call(conn: http.client.HTTPConnection, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
-    payload = None if body is None else json.dumps(body)
-    conn.request(method, path, body=payload, headers={"Content-Type": "application/json"})
-    response = conn.getresponse()
-    raw = response.read()
-    return response.status, json.loads(raw) if raw else {}
+from serve_common import call, serving
 
 
 def main() -> int:
@@ -46,26 +28,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "skyjo_env", "serve", "--port", str(port)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        server.stdout.readline()  # "Skyjo: open http://..." once the bots are loaded
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                call(conn, "GET", "/api/options")
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-
+    with serving() as (_, port):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         rng = np.random.default_rng(args.seed)
         timings: list[float] = []
         games = 0
@@ -92,9 +56,6 @@ def main() -> int:
                 frame = answer["frame"]
             if not frame["finished"]:
                 call(conn, "DELETE", f"/api/games/{gid}")
-    finally:
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=30)
 
     ms = np.array(timings) * 1000
     print(
