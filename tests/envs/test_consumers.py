@@ -1,6 +1,6 @@
-"""The libraries people plug the envs into: every example of the README's "Using the envs" runs
+"""The libraries people plug the envs into: every example of docs/envs.md ("The envs") runs
 here as written, and a few checks go further. A library that is not installed skips its test
-(they are optional: the `consumers` extra installs Tianshou and TorchRL; RLlib see the README)."""
+(they are optional: the `consumers` extra installs Tianshou and TorchRL; RLlib see docs/envs.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from skyjo_env.env_common import IllegalActionWarning
 from skyjo_env.rewards import outcome_rewards
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ENVS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "envs.md"
 
 # The first line of each example (a comment) -> the module it needs.
 EXAMPLES = {
@@ -32,10 +32,9 @@ EXAMPLES = {
 
 
 def readme_examples() -> dict[str, str]:
-    """The Python blocks of the README's "Using the envs" section, by their first line."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("\n## Using the envs\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    """The Python blocks of docs/envs.md, the envs' page, by their first line."""
+    text = ENVS_PAGE.read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
     out = {}
     for block in blocks:
         key = next((k for k in EXAMPLES if block.startswith(k)), block.splitlines()[0])
@@ -59,7 +58,7 @@ def run_example(key: str) -> dict:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*render_mode='rgb_array'.*")  # SB3's make_vec_env default
         warnings.simplefilter("error", IllegalActionWarning)  # no example plays an illegal move
-        exec(compile(readme_examples()[key], f"README.md {key}", "exec"), namespace)
+        exec(compile(readme_examples()[key], f"docs/envs.md {key}", "exec"), namespace)
     return namespace
 
 
