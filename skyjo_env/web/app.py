@@ -17,6 +17,9 @@ pydantic models and OpenAPI pages that nothing here needs).
 | DELETE | `/api/games/{id}` | | 204 |
 | POST | `/api/replays` | a game record | 201 `{id, steps, ...step 0}` |
 | GET | `/api/replays/{id}/steps/{k}` | | the table after k actions |
+| GET | `/api/games/{id}/review` | | `{rounds, thresholds, budget}`: the rounds that are over |
+| GET | `/api/games/{id}/review/{r}` | | round r reviewed: `{moves: [{step, played, best, cost, error, grade, frame, ...}], lost}` |
+| GET | `/api/replays/{id}/review[/{r}]` | | the same, for a loaded record |
 | GET | `/api/history` | | `{kept, groups: [{players, opponents, games, wins, mean_round_score, unfinished}]}` |
 
 Errors are JSON `{"error": message}`: 400 malformed body or value (not UTF-8 JSON, nested
@@ -59,13 +62,16 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from agents.review import Budget
 from skyjo_env.engine import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.web.games import (
+    REVIEW_BUDGET,
     BadRequest,
     Game,
     GameNotFound,
     GameStore,
     Replay,
+    Reviews,
     Roster,
     WebError,
     new_game_from_json,
@@ -226,6 +232,7 @@ def create_app(
     clock: Callable[[], float] = time.monotonic,
     allowed_hosts: Sequence[str] = LOCAL_HOSTS,
     db: GameDB | None = None,
+    review_budget: Budget = REVIEW_BUDGET,
 ) -> Starlette:
     """The app: opponents are the registered bots plus the model files in `agent_specs`.
 
@@ -236,12 +243,13 @@ def create_app(
     through DNS rebinding). Every game is kept in `db` (default: in memory only), and the games
     in progress there are taken back now (`GameStore.reload`; the lines of those that could not be
     are in `app.state.reload_problems`). Raises `AgentLoadError` for an agent spec that cannot be
-    loaded.
+    loaded. Reviews search each decision with `review_budget`.
     """
     roster = Roster(agent_specs)
     if preload:
         roster.load_all()
     store = GameStore(max_games, idle_seconds, clock, db)
+    reviews = Reviews(review_budget)
     reload_problems = store.reload(roster)
 
     async def index(request: Request) -> Response:
@@ -325,6 +333,24 @@ def create_app(
         name = f"skyjo-{payload['rules']['num_players']}p-seed{payload['seed']}-step{len(payload['actions'])}.json"
         return _ok(payload, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
+    def review_answer(item: Game | Replay, round_text: str | None) -> Response:
+        """What can be reviewed (no round), or the review of one round that is over (off the event loop)."""
+        with item.lock:
+            record = item.game_record() if isinstance(item, Game) else item.game_record
+        if round_text is None:
+            return _ok(reviews.describe(record))
+        if not _STEP.fullmatch(round_text):
+            raise BadRequest(f"the round must be a whole number, got {round_text[:20]!r}")
+        return _ok(reviews.round(record, int(round_text), item.reviews))
+
+    async def review_game(request: Request) -> Response:
+        game = game_of(request)
+        return await run_in_threadpool(review_answer, game, request.path_params.get("round"))
+
+    async def review_replay(request: Request) -> Response:
+        replay = store.get(request.path_params["replay_id"], Replay)
+        return await run_in_threadpool(review_answer, replay, request.path_params.get("round"))
+
     async def history(request: Request) -> Response:
         groups = await run_in_threadpool(store.db.history)
         return _ok({"kept": store.db.path != MEMORY, "groups": groups})
@@ -361,9 +387,13 @@ def create_app(
         Route("/api/games/{game_id}/actions", play, methods=["POST"]),
         Route("/api/games/{game_id}/hint", hint),
         Route("/api/games/{game_id}/record", record),
+        Route("/api/games/{game_id}/review", review_game),
+        Route("/api/games/{game_id}/review/{round}", review_game),
         Route("/api/history", history),
         Route("/api/replays", load_replay, methods=["POST"]),
         Route("/api/replays/{replay_id}/steps/{k}", replay_step),
+        Route("/api/replays/{replay_id}/review", review_replay),
+        Route("/api/replays/{replay_id}/review/{round}", review_replay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

@@ -30,6 +30,7 @@ import numpy as np
 import agents
 from agents.base import Policy, sizes_text
 from agents.model_file import PolicyNetwork
+from agents.review import INACCURACY, MISTAKE, Budget, Reviewer, decisions, finished_rounds
 from skyjo_env.engine import (
     DRAW,
     MAX_PLAYERS,
@@ -58,6 +59,8 @@ from skyjo_env.engine.state import FACE_UP, FROM_DISCARD, FROM_DRAW, HIDDEN, REM
 from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.observation import encode
 from skyjo_env.web.history import GameDB, StoredGame
+
+REVIEW_BUDGET = Budget(worlds=32, top=3)  # a 2-player round in about 10 s on one core
 
 REPLAY_CHECKPOINT = 256  # a replay keeps its table every this many actions
 HINT_MODEL = "ppo"  # the shipped agent whose probabilities are drawn on the cards
@@ -532,6 +535,7 @@ class Game:
         self.bots = bots
         self.lock = threading.Lock()
         self.saved = 0  # how many of the table's actions the store's database holds
+        self.reviews: dict[int, dict[str, Any]] = {}  # the rounds reviewed, by round
 
     @property
     def you(self) -> int:
@@ -600,12 +604,14 @@ class Game:
             "truncated": bool(state.is_truncated),
         }
 
+    def game_record(self) -> GameRecord:
+        table = self.table
+        return GameRecord(table.rules, table.seed, table.you, tuple(table.agent_names), tuple(table.actions))
+
     def record(self) -> dict[str, Any]:
         """Rules, seed and actions: enough to replay the game exactly. The seed fixes the deck, so the
         record of a running game tells its face-down cards to whoever reads it (the page warns)."""
-        table = self.table
-        record = GameRecord(table.rules, table.seed, table.you, tuple(table.agent_names), tuple(table.actions))
-        return record.to_json(finished=table.finished)
+        return self.game_record().to_json(finished=self.table.finished)
 
 
 def new_game_from_json(body: Any, roster: Roster) -> Game:
@@ -680,6 +686,8 @@ class Replay:
             raise BadRequest(str(e)) from None
         self.rules, self.seed, self.you = checked.rules, checked.seed, checked.seat
         self.names, self.actions = list(checked.players), list(checked.actions)
+        self.game_record = checked
+        self.reviews: dict[int, dict[str, Any]] = {}
         self.lock = threading.Lock()
         table = Table(self.rules, self.seed, self.you, self.names)
         self._kept: list[Table] = [table.copy()]  # the table after 0, C, 2C, ... actions
@@ -715,6 +723,48 @@ class Replay:
             "event": None if event is None else {key: event[key] for key in ("seat", "action", "texts", "round_over")},
             "log": table.log,
         }
+
+
+# ------------------------------------------------------------------ review
+class Reviews:
+    """The server's reviewer (`agents.review`: its network loaded on first use), one review at a
+    time, each round's answer kept with its game or replay."""
+
+    def __init__(self, budget: Budget = REVIEW_BUDGET) -> None:
+        self.budget = budget
+        self._reviewer: Reviewer | None = None
+        self._lock = threading.Lock()
+
+    def describe(self, record: GameRecord) -> dict[str, Any]:
+        return {
+            "rounds": finished_rounds(record),
+            "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE},
+            "budget": {"worlds": self.budget.worlds, "top": self.budget.top},
+        }
+
+    def round(self, record: GameRecord, round_index: int, cache: dict[int, dict[str, Any]]) -> dict[str, Any]:
+        """The review of the record's seat in round `round_index` (a round that is over): each decision
+        with the move played, the best found, the expected points lost and the seat's table then."""
+        if round_index in cache:
+            return cache[round_index]
+        about = self.describe(record)
+        if round_index not in about["rounds"]:
+            raise NotNow(f"round {round_index} is not over; rounds that can be reviewed: {about['rounds']}")
+        steps = decisions(record, record.seat, round_index)
+        with self._lock:
+            if self._reviewer is None:
+                self._reviewer = Reviewer(self.budget)
+            reviews = self._reviewer.review(record, record.seat, steps)
+        table = Table(record.rules, record.seed, record.seat, list(record.players))
+        moves = []
+        for review in reviews:  # the seat's own table at each decision: what it saw then, no more
+            while len(table.actions) < review.step:
+                table.apply(record.actions[len(table.actions)], with_frame=False)
+            moves.append({**review.as_dict(), "frame": table.frame()})
+        lost = sum(m["cost"] for m in moves if m["grade"] != "fine")
+        answer = {**about, "round": round_index, "seat": record.seat, "lost": lost, "moves": moves}
+        cache[round_index] = answer
+        return answer
 
 
 # ------------------------------------------------------------------- store

@@ -11,6 +11,7 @@ import pytest
 import uvicorn
 from starlette.testclient import TestClient
 
+from agents.review import Budget
 from skyjo_env.web.app import create_app
 from tests.web import LOCAL
 
@@ -33,7 +34,8 @@ def live_server() -> Iterator[str]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
+    app = create_app(review_budget=Budget(worlds=8, top=2))  # reviews in about a second a round
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -6,6 +6,7 @@ Chromium or Playwright is missing: `.ci/run` installs both.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -155,3 +156,54 @@ def test_new_game_ends_the_game_it_replaces_in_chromium(live_server):
             assert page.evaluate(status, ids[-1]) == 200  # the last was left for the form, not replaced yet
         finally:
             browser.close()
+
+
+def test_the_review_marks_each_move_and_shows_the_table_then_in_chromium(live_server, tmp_path):
+    """A record of a bots' game loaded and reviewed: the grades on the move list, the chart, and a
+    reviewed move's table with the best move outlined."""
+    if sync_playwright is None:
+        _need("playwright")
+    if not os.path.exists(CHROMIUM):
+        _need("chromium")
+    from tests.agents.test_review import bots_record
+
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps(bots_record(2, seed=6).to_json()))
+    shots = Path(os.environ.get("SKYJO_SCREENSHOTS", tmp_path))
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+            page.goto(live_server + "/")
+            page.wait_for_selector("body[data-ui=setup]")
+            page.set_input_files("#load-record", str(record))
+            page.wait_for_selector("body[data-ui=replay]")
+            page.click("#replay-last")  # the whole game on the move list
+            expect(page.locator("#replay-step")).to_have_text(re.compile(r"^move (\d+) of \1"))
+            if page.is_visible("#overlay"):  # the last round's end
+                page.click("#round-continue")
+            page.click("#review")
+            expect(page.locator("#review-status")).to_have_text(
+                re.compile(r"^Round \d+: \d+ decisions"), timeout=60_000
+            )
+            moves = page.locator("#review-moves li")
+            assert moves.count() > 5
+            assert page.locator("#review-chart rect").count() == moves.count()
+            marked = page.locator("#log li.review-fine, #log li.review-inaccuracy, #log li.review-mistake")
+            assert marked.count() >= moves.count()
+            page.select_option("#review-round", "0")
+            expect(page.locator("#review-status")).to_have_text(re.compile(r"^Round 1: "), timeout=60_000)
+            worst = page.locator("#review-moves li.grade-mistake, #review-moves li.grade-inaccuracy")
+            (worst.first if worst.count() else moves.first).click()
+            page.wait_for_selector("body[data-ui=review]")
+            assert "Review, move" in page.inner_text("#banner")
+            assert page.locator(".best-move").count() == 1
+            page.screenshot(path=str(shots / "review.png"))
+            page.click("#review-back")
+            page.wait_for_selector("body[data-ui=replay]")
+            assert page.locator(".best-move").count() == 0
+        finally:
+            browser.close()
+    assert errors == [], errors

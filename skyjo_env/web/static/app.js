@@ -22,6 +22,8 @@ const ui = {
   hint: null, // {step, probabilities} for the current decision
   speed: 700,
   flash: null, // {seat, slot} of the last move
+  review: null, // the round under review: {round, moves, ...} as the server sends it
+  reviewReturn: null, // while a reviewed move is on the table: {mode, frame} to go back to
 };
 
 // ------------------------------------------------------------------ helpers
@@ -162,6 +164,7 @@ function readSetup() {
 }
 
 function showSetup() {
+  closeReview();
   ui.mode = "setup";
   if (ui.gameId) ui.leftGameId = ui.gameId;
   ui.gameId = null;
@@ -222,6 +225,7 @@ async function startGame(event) {
 }
 
 function enterGame(id) {
+  closeReview();
   ui.mode = "game";
   ui.gameId = id;
   ui.leftGameId = null;
@@ -552,7 +556,7 @@ function drawScores(frame) {
 function appendLog(event) {
   const log = $("log");
   for (const text of event.texts) {
-    log.append(el("li", { class: event.seat === ui.frame.you ? "mine" : "", text }));
+    log.append(el("li", { class: event.seat === ui.frame.you ? "mine" : "", text, dataset: { step: event.step } }));
   }
   log.scrollTop = log.scrollHeight;
 }
@@ -560,6 +564,149 @@ function appendLog(event) {
 function showLog(entries) {
   $("log").replaceChildren();
   for (const entry of entries) appendLog(entry);
+}
+
+// ------------------------------------------------------------------ review
+const SVG = "http://www.w3.org/2000/svg";
+const GRADE_COLOURS = { fine: "#7aa98a", inaccuracy: "#e0b030", mistake: "#c0392b" };
+
+function reviewBase() {
+  const replay = (ui.reviewReturn ? ui.reviewReturn.mode : ui.mode) === "replay";
+  return replay ? `/api/replays/${ui.replayId}` : `/api/games/${ui.gameId}`;
+}
+
+async function openReview() {
+  if (!ui.gameId && !ui.replayId) return;
+  try {
+    const about = await api("GET", `${reviewBase()}/review`);
+    if (!about.rounds.length) {
+      showError("A round can be reviewed once it is over: finish this one first.");
+      return;
+    }
+    const select = $("review-round");
+    select.replaceChildren(...about.rounds.map((r) => el("option", { value: String(r), text: `${r + 1}` })));
+    select.value = String(about.rounds[about.rounds.length - 1]);
+    const t = about.thresholds;
+    $("review-legend").textContent = `Expected round points each move lost against the best one the search found (${about.budget.worlds} sampled worlds, never the real face-down cards): fine below ${t.inaccuracy} or within two standard errors of 0, inaccuracy from ${t.inaccuracy}, mistake from ${t.mistake}.`;
+    $("review-panel").hidden = false;
+    await loadReview(Number(select.value));
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function loadReview(round) {
+  $("review-status").textContent = `Analysing round ${round + 1}…`;
+  $("review-moves").replaceChildren();
+  $("review-chart").replaceChildren();
+  try {
+    const review = await api("GET", `${reviewBase()}/review/${round}`);
+    ui.review = review;
+    const count = (g) => review.moves.filter((m) => m.grade === g).length;
+    $("review-status").textContent = `Round ${round + 1}: ${review.moves.length} decisions, ${review.lost.toFixed(1)} points lost (${count("mistake")} mistakes, ${count("inaccuracy")} inaccuracies).`;
+    drawReviewChart(review);
+    $("review-moves").replaceChildren(...review.moves.map((m, i) => el("li", {
+      class: `grade-${m.grade}`,
+      dataset: { index: i },
+      text: `move ${m.step + 1}: ${m.played_text}${m.best === m.played ? "" : `; best ${m.best_text}`} — ${lostText(m)}`,
+      onclick: () => showReviewMove(i),
+    })));
+    markLog(review);
+  } catch (e) {
+    $("review-status").textContent = "";
+    showError(e.message);
+  }
+}
+
+function lostText(m) {
+  return m.cost === 0 ? "best" : `−${m.cost.toFixed(1)} ± ${m.error.toFixed(1)} (${m.grade})`;
+}
+
+function drawReviewChart(review) {
+  const chart = $("review-chart");
+  const width = 300, height = 90, top = 10;
+  const most = Math.max(review.thresholds.mistake * 2, ...review.moves.map((m) => m.cost));
+  const y = (v) => height - (height - top) * (v / most);
+  const bar = width / Math.max(1, review.moves.length);
+  const nodes = review.moves.map((m, i) => {
+    const rect = document.createElementNS(SVG, "rect");
+    rect.setAttribute("x", String(i * bar + 0.5));
+    rect.setAttribute("y", String(y(m.cost)));
+    rect.setAttribute("width", String(Math.max(1, bar - 1)));
+    rect.setAttribute("height", String(height - y(m.cost)));
+    rect.setAttribute("fill", GRADE_COLOURS[m.grade]);
+    rect.setAttribute("class", `bar grade-${m.grade}`);
+    rect.addEventListener("click", () => showReviewMove(i));
+    const title = document.createElementNS(SVG, "title");
+    title.textContent = `move ${m.step + 1}: ${lostText(m)}`;
+    rect.append(title);
+    return rect;
+  });
+  for (const [value, name] of [[review.thresholds.inaccuracy, "inaccuracy"], [review.thresholds.mistake, "mistake"]]) {
+    const line = document.createElementNS(SVG, "line");
+    line.setAttribute("x1", "0");
+    line.setAttribute("x2", String(width));
+    line.setAttribute("y1", String(y(value)));
+    line.setAttribute("y2", String(y(value)));
+    line.setAttribute("stroke", GRADE_COLOURS[name]);
+    line.setAttribute("stroke-dasharray", "4 3");
+    nodes.push(line);
+  }
+  chart.replaceChildren(...nodes);
+}
+
+function markLog(review) {
+  for (const m of review.moves) {
+    for (const li of document.querySelectorAll(`#log li[data-step="${m.step + 1}"]`)) {
+      li.classList.remove("review-fine", "review-inaccuracy", "review-mistake");
+      li.classList.add(`review-${m.grade}`);
+      li.dataset.lost = m.cost === 0 ? "" : `−${m.cost.toFixed(1)}`;
+      li.title = `${lostText(m)}; best: ${m.best_text}`;
+    }
+  }
+}
+
+function outlineAction(action, kind) {
+  let node = null;
+  if (action === DRAW) node = $("draw-pile");
+  else if (action === TAKE) node = $("discard-pile");
+  else node = document.querySelector(`#me .grid > :nth-child(${(action % REVEAL) + 1})`);
+  if (node) node.classList.add(kind);
+}
+
+function showReviewMove(index) {
+  const m = ui.review.moves[index];
+  if (!ui.reviewReturn) ui.reviewReturn = { mode: ui.mode, frame: ui.frame };
+  ui.mode = "review";
+  ui.flash = null;
+  draw(m.frame);
+  outlineAction(m.best, "best-move");
+  if (m.played !== m.best) outlineAction(m.played, "played-move");
+  const verdict = m.best === m.played
+    ? "the best move the search found (outlined in green)"
+    : `the search prefers ${m.best_text} (outlined in green); yours cost ${m.cost.toFixed(1)} ± ${m.error.toFixed(1)} points, ${m.grade === "fine" ? "too little to tell from noise" : `a${m.grade === "inaccuracy" ? "n" : ""} ${m.grade}`}`;
+  setBanner(`Review, move ${m.step + 1}: you played ${m.played_text}${m.best === m.played ? "" : " (dashed)"} — ${verdict}.`, "review");
+  for (const li of document.querySelectorAll("#review-moves li")) li.classList.toggle("shown", Number(li.dataset.index) === index);
+  $("review-back").hidden = false;
+  setUi("review");
+}
+
+function backFromReview() {
+  const back = ui.reviewReturn;
+  if (!back) return;
+  ui.reviewReturn = null;
+  ui.mode = back.mode;
+  $("review-back").hidden = true;
+  for (const li of document.querySelectorAll("#review-moves li")) li.classList.remove("shown");
+  draw(back.frame);
+  if (ui.mode === "game") settle();
+  else setUi(ui.mode);
+}
+
+function closeReview() {
+  if (ui.reviewReturn) backFromReview();
+  ui.review = null;
+  $("review-panel").hidden = true;
 }
 
 // --------------------------------------------------------------- round end
@@ -669,6 +816,7 @@ async function loadRecord(event) {
   if (!file) return;
   try {
     const payload = await api("POST", "/api/replays", await file.text());
+    closeReview();
     ui.mode = "replay";
     ui.replayId = payload.id;
     ui.gameId = null;
@@ -752,6 +900,15 @@ function onKey(event) {
     if (key === "Escape") { $("round-continue").click(); event.preventDefault(); }
     return;
   }
+  if (key.toLowerCase() === "r" && (ui.mode === "game" || ui.mode === "replay")) {
+    openReview();
+    event.preventDefault();
+    return;
+  }
+  if (ui.mode === "review") {
+    if (key === "Escape") { backFromReview(); event.preventDefault(); }
+    return;
+  }
   if (ui.mode === "replay") {
     if (key === "ArrowRight") replayBy(1);
     else if (key === "ArrowLeft") replayBy(-1);
@@ -803,6 +960,9 @@ async function main() {
   $("new-game").addEventListener("click", showSetup);
   $("hint").addEventListener("click", toggleHint);
   $("download").addEventListener("click", downloadRecord);
+  $("review").addEventListener("click", openReview);
+  $("review-round").addEventListener("change", () => { backFromReview(); loadReview(Number($("review-round").value)); });
+  $("review-back").addEventListener("click", backFromReview);
   $("load-record").addEventListener("change", loadRecord);
   $("draw-pile").addEventListener("click", () => act(DRAW));
   $("discard-pile").addEventListener("click", clickDiscard);
