@@ -80,15 +80,27 @@ class MoveReview:
         return out
 
 
-def decisions(record: GameRecord, seat: int) -> list[int]:
-    """The steps (indices into `record.actions`) where `seat` chose among several moves after the setup."""
+def decisions(record: GameRecord, seat: int, round_index: int | None = None) -> list[int]:
+    """The steps (indices into `record.actions`) where `seat` chose among several moves after the
+    setup (in round `round_index` only, if given)."""
     state = new_game(record.rules, seed=record.seed)
     found = []
     for step, action in enumerate(record.actions):
-        if state.current_player == seat and state.phase != Phase.SETUP_REVEAL and len(legal_actions(state)) > 1:
+        if (
+            state.current_player == seat
+            and state.phase != Phase.SETUP_REVEAL
+            and (round_index is None or state.round_index == round_index)
+            and len(legal_actions(state)) > 1
+        ):
             found.append(step)
         apply_action(state, action)
     return found
+
+
+def finished_rounds(record: GameRecord) -> list[int]:
+    """The rounds of the record that are over (scored, or the game stopped in them)."""
+    state = record.replay()
+    return list(range(len(state.round_history) + (1 if state.is_truncated else 0)))
 
 
 class Reviewer:

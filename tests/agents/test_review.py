@@ -91,8 +91,10 @@ def test_skyjo_review_prints_each_round_and_writes_json(tmp_path, capsys):
     assert main(["review", str(path), "--worlds", "4", "--top", "2", "--workers", "1", "--no-progress",
                  "--json", str(out)]) == 0  # fmt: skip
     report = json.loads(out.read_text())
-    assert report["seat"] == 0 and report["moves"] and {"played_text", "best_text", "cost", "grade"} <= set(
-        report["moves"][0]
+    assert (
+        report["seat"] == 0
+        and report["moves"]
+        and {"played_text", "best_text", "cost", "grade"} <= set(report["moves"][0])
     )
 
 
