@@ -6,21 +6,23 @@ search never needs the real face-down cards or draw pile: it deals worlds from t
 
 For each candidate move (the legal moves, or the network's `top` most likely), it estimates the
 seat's value after the move, and keeps the network's own move unless another is better by
-`margin` (and, when the estimate is sampled, by a standard error of the paired difference):
+`margin` (and, when the estimate is sampled, by `z` standard errors of the paired difference):
 
-- **`depth=0`** (the default): **exact one-ply expectation.** A move turns up at most one unseen
-  card (the draw pile's top, or the face-down card turned or exchanged), whose value follows the
-  unseen counts exactly; the search scores every value the card can have, weighted by its count,
-  with the network's value head (`value.*` layers of a policy file of format version 2) read from
-  the seat's own view of the position after the move. No playout, no sampling noise.
-- **`depth=D`**: `worlds` sampled worlds, the same ones for every candidate (common random
-  numbers: the same cards in the same order), the move, then the network plays every seat for
-  `D` decisions (one batched forward pass over all worlds a step), then the value head. With
-  `leaf="round"` it plays to the end of the round instead and scores the round's points, the
-  ender's doubling included (no value head needed: a policy file of version 1 works too).
+- **`leaf="round"`** (the default): `worlds` sampled worlds, the same ones for every candidate
+  (common random numbers: the same cards in the same order), the move, then the network plays
+  every seat (one batched forward pass over all worlds a step) to the end of the round, scored
+  by the round's points relative to the others, the ender's doubling included. No value head
+  needed: a policy file of version 1 works too.
+- **`leaf="win"` or `"margin"`, `depth=0`: exact one-ply expectation.** A move turns up at most
+  one unseen card (the draw pile's top, or the face-down card turned or exchanged), whose value
+  follows the unseen counts exactly; the search scores every value the card can have, weighted
+  by its count, with the network's value head (`value.*` layers of a policy file of format
+  version 2) read from the seat's own view of the position after the move. No sampling noise.
+- **`leaf="win"` or `"margin"`, `depth=D`**: the sampled worlds as above, the network playing
+  `D` decisions, then the value head.
 
-A position where the game ends is scored by its result (a share of the win); in `leaf="margin"` a
-move that ends the round, by the round's points. `ms` bounds a move's time: a playout still running
+With `leaf="win"` a position where the game ends is scored by its result (a share of the win);
+with `leaf="margin"` a move that ends the round, by the round's points. `ms` bounds a move's time: a playout still running
 then is scored where it stands. Setup reveals and forced moves are the network's.
 
 Options, also in an agent name: `ppo+search:depth=2,worlds=32,ms=200` (see `parse_options`).

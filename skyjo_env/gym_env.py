@@ -38,7 +38,7 @@ legal any more). With Gymnasium's default autoreset (`NEXT_STEP`), the next `ste
 that sub-env resets it and ignores its action, so a masked sampler must not be given that
 zero mask: make the vector env with `vector_kwargs={"autoreset_mode":
 gymnasium.vector.AutoresetMode.SAME_STEP}` (the ending step returns the new episode's
-mask), or allow any action for the sub-envs that ended on the previous step (README).
+mask), or allow any action for the sub-envs that ended on the previous step (docs/envs.md).
 
 ## Copying
 `copy.deepcopy(env)` and `pickle` carry the game, the RNG and the opponents (bots keep
