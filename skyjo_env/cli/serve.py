@@ -71,7 +71,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise CommandError(f"--idle-minutes must be > 0, got {args.idle_minutes}")
 
     from skyjo_env.web.app import LOCAL_HOSTS, create_app
-    from skyjo_env.web.games import AgentLoadError
+    from skyjo_env.web.errors import AgentLoadError
     from skyjo_env.web.history import GameDB, HistoryError, default_path
 
     hosts = list(LOCAL_HOSTS)

@@ -64,20 +64,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents.review import Budget
 from skyjo_env.engine import MAX_PLAYERS, MIN_PLAYERS
-from skyjo_env.web.games import (
-    REVIEW_BUDGET,
-    BadRequest,
-    Game,
-    GameNotFound,
-    GameStore,
-    Replay,
-    Reviews,
-    Roster,
-    WebError,
-    new_game_from_json,
-    rule_options,
-)
+from skyjo_env.web.errors import BadRequest, GameNotFound, WebError
+from skyjo_env.web.game import Game, new_game_from_json
 from skyjo_env.web.history import MEMORY, GameDB
+from skyjo_env.web.replay import Replay
+from skyjo_env.web.review import REVIEW_BUDGET, Reviews
+from skyjo_env.web.roster import Roster
+from skyjo_env.web.store import GameStore
+from skyjo_env.web.table import rule_options
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20

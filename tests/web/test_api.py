@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 import agents
 from skyjo_env.engine import DRAW, REVEAL_FIRST, TAKE_DISCARD, Rules
 from skyjo_env.web.app import MAX_BODY, create_app
-from skyjo_env.web.games import Game
+from skyjo_env.web.game import Game
 from tests.web import LOCAL
 
 JSON_BODY = {"Content-Type": "application/json"}
@@ -279,7 +279,7 @@ def test_the_shipped_agent_hints_at_every_table_size(client):
 
 
 def test_no_hint_for_a_table_size_without_a_model(client, monkeypatch):
-    from skyjo_env.web import games
+    from skyjo_env.web import roster as games
 
     monkeypatch.setattr(games, "HINT_MODEL", "ppo_2p")  # a hint model for 2 players only
     g = new_game(client, opponents=["random", "random"])

@@ -10,19 +10,12 @@ import pytest
 from agents.ppo_bot import SHIPPED_MODEL_2P
 from skyjo_env.engine import REVEAL_FIRST, Rules, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
-from skyjo_env.web.games import (
-    AgentChoice,
-    AgentLoadError,
-    BadRequest,
-    Game,
-    GameNotFound,
-    GameStore,
-    Replay,
-    Roster,
-    Table,
-    new_game_from_json,
-    policy_probabilities,
-)
+from skyjo_env.web.errors import AgentLoadError, BadRequest, GameNotFound
+from skyjo_env.web.game import Game, new_game_from_json
+from skyjo_env.web.replay import Replay
+from skyjo_env.web.roster import AgentChoice, Roster, policy_probabilities
+from skyjo_env.web.store import GameStore
+from skyjo_env.web.table import Table
 from tests.engine.scenario import grid, hidden, scenario
 
 
@@ -70,7 +63,7 @@ def test_a_model_given_at_start_is_offered_by_its_file_name(tmp_path):
 
 def test_a_model_for_every_table_size_plays_and_hints_at_each(tmp_path, monkeypatch):
     from agents.model_file import save_policy
-    from skyjo_env.web import games
+    from skyjo_env.web import roster as games
     from tests.agents.test_seats_network import seats_network
 
     monkeypatch.setattr(games, "HINT_MODEL", "ppo_2p")  # so that the file's model gives the hints at 3 and 8
@@ -103,7 +96,7 @@ def test_agents_that_cannot_be_loaded_fail_at_start(tmp_path):
 
 
 def test_the_hint_uses_a_model_made_for_the_table_size(monkeypatch):
-    from skyjo_env.web import games
+    from skyjo_env.web import roster as games
 
     monkeypatch.setattr(games, "HINT_MODEL", "ppo_2p")  # the shipped hint model for 2 players only
     roster = Roster()

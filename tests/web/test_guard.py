@@ -28,7 +28,7 @@ import agents
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.record import MAX_RECORD_ACTIONS, RECORD_FORMAT, RECORD_VERSION
 from skyjo_env.web.app import MAX_DEPTH, MAX_DIGITS, create_app
-from skyjo_env.web.games import Game
+from skyjo_env.web.game import Game
 from tests.web import LOCAL
 
 GAME = {"opponents": ["random"], "seed": 5}

@@ -19,8 +19,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from skyjo_env.web.app import create_app
-from skyjo_env.web.games import Roster, new_game_from_json
+from skyjo_env.web.game import new_game_from_json
 from skyjo_env.web.history import SCHEMA_VERSION, GameDB, HistoryError
+from skyjo_env.web.roster import Roster
 from tests.web import LOCAL
 
 OPPONENTS = ["random", "ppo"]  # a bot that draws random numbers, and the network

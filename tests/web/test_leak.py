@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from skyjo_env.web.app import create_app
-from skyjo_env.web.games import Game, Table
+from skyjo_env.web.game import Game
+from skyjo_env.web.table import Table
 from tests.helpers import random_states, shuffle_hidden_information
 from tests.web import LOCAL
 
