@@ -16,7 +16,6 @@ checkpoint's counters (`train.run_state`).
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import sys
 import time
@@ -28,6 +27,7 @@ from agents.sb3_model import export_sb3_model, network_from_model
 from skyjo_env import files
 from train.config import ConfigError, TrainConfig
 from train.league import POOL_SUFFIXES, SELF
+from train.lifecycle import final_report, periodic_evaluation
 from train.run_state import (
     RunState,
     load_sb3_model,
@@ -144,21 +144,6 @@ def new_model(config: TrainConfig, env, run_dir: Path):
     )
 
 
-def evaluate_model(model_path: Path, config: TrainConfig, games: int, seed: int) -> dict[str, dict[str, Any]]:
-    """The model against each eval opponent (size - 1 copies of it) at each eval table size:
-    {config.eval_key(opponent, size): skyjo eval report}."""
-    from train.evaluate import evaluate
-
-    reports = {}
-    for opponent in config.eval_opponents:
-        for n in config.eval_sizes():
-            agents = [str(model_path)] + [opponent] * (n - 1)
-            reports[config.eval_key(opponent, n)] = evaluate(
-                agents, games, seed=seed, rules=config.rules_for(n), progress=False
-            )
-    return reports
-
-
 def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: int):
     from sb3_contrib import MaskablePPO  # (torch imported before tqdm starts)
     from stable_baselines3.common.callbacks import BaseCallback
@@ -218,28 +203,16 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             with files.replacing(path) as tmp:
                 self.model.save(tmp)
             network = network_from_model(self.model, path.name)
-            candidate = save_policy(network, path.with_suffix(SUFFIX))
-            reports = evaluate_model(candidate, config, config.eval_games, seed=config.seed + steps)
+            policy = save_policy(network, path.with_suffix(SUFFIX))
+            ep_rewards = [e["r"] for e in self.model.ep_info_buffer or ()]
+            ep_rew_mean = sum(ep_rewards) / len(ep_rewards) if ep_rewards else None
+            reports = periodic_evaluation(
+                config, run_dir, state, steps, policy, run_dir / BEST_MODEL, path, ep_rew_mean
+            )
             win_rates = {opp: r["results"][0]["win_rate"] for opp, r in reports.items()}
             for opp, r in reports.items():
                 self.logger.record(f"eval/win_rate_vs_{opp}", r["results"][0]["win_rate"])
                 self.logger.record(f"eval/round_score_vs_{opp}", r["results"][0]["mean_round_score"])
-            ep_rewards = [e["r"] for e in self.model.ep_info_buffer or ()]
-            record = {
-                "step": steps,
-                "time": time.time(),
-                "win_rate": win_rates,
-                "ep_rew_mean": sum(ep_rewards) / len(ep_rewards) if ep_rewards else None,
-            }
-            with open(run_dir / "metrics.jsonl", "a") as f:
-                f.write(json.dumps(record) + "\n")
-            state.last_eval = win_rates
-            score = config.selection_score(win_rates)
-            if score >= state.best_win_rate:  # ties go to the later, longer-trained model
-                state.best_win_rate = score
-                promote_best(path, run_dir / BEST_MODEL, score, steps, win_rates)
-            for leftover in (path, candidate):  # a candidate that did not win, and its policy file
-                files.remove(leftover)
             self.bar.set_postfix({k: f"{v:.2f}" for k, v in win_rates.items()})  # the bar shows steps/s itself
             self.logger.dump(steps)
 
@@ -363,7 +336,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         promote_best(candidate, run_dir / BEST_MODEL, -1.0, model.num_timesteps, {})
     for checkpoint in (final, run_dir / BEST_MODEL):  # pickle-free copies, safe to share (agents.model_file)
         export_sb3_model(checkpoint, checkpoint.with_suffix(".safetensors"), run=run_dir.name, config=config.name)
-    final_report(config, run_dir)
+    final_report(config, run_dir, run_dir / BEST_MODEL)
     return final
 
 
@@ -394,17 +367,3 @@ def warm_start(model, config: TrainConfig, run_dir: Path) -> None:
     )
     print(f"warm start from {spec['bot']}: {report}")
     files.write_json(run_dir / "warm_start.json", {"bot": spec["bot"], **report.as_dict()})
-
-
-def final_report(config: TrainConfig, run_dir: Path, model: Path | None = None) -> None:
-    """The final evaluation of `model` (default: the run's best_model.zip) into eval.txt and eval.json."""
-    from train.evaluate import format_report
-
-    if config.final_eval_games < 1:
-        return
-    model = model or run_dir / "best_model.zip"
-    reports = evaluate_model(model, config, config.final_eval_games, seed=10_000 + config.seed)
-    text = "\n\n".join(f"best_model vs {opp}\n{format_report(r)}" for opp, r in reports.items())
-    files.write_text(run_dir / "eval.txt", text + "\n")
-    files.write_json(run_dir / "eval.json", reports)
-    print(text)

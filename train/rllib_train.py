@@ -19,7 +19,6 @@ the project's pickle-free format: `skyjo eval`, `skyjo play`, `skyjo serve` and
 
 from __future__ import annotations
 
-import json
 import signal
 import time
 from itertools import pairwise
@@ -32,8 +31,8 @@ from agents.model_file import ModelLoadError, PolicyNetwork, load_policy, save_p
 from skyjo_env import files
 from skyjo_env.observation import OBSERVATION_VERSION, observation_size
 from train.config import ConfigError, TrainConfig
+from train.lifecycle import final_report, periodic_evaluation
 from train.run_state import (
-    METRICS,
     RunState,
     prepare_resume,
     promote_best,
@@ -233,8 +232,6 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
     import ray
     from tqdm import tqdm
 
-    from train.ppo import evaluate_model, final_report
-
     rl = config.rllib
     address = address or rl["address"] or None
     checkpoint = run_dir / "checkpoints" / CHECKPOINT
@@ -282,7 +279,7 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
         started, first = time.time(), steps
         try:
             if state.next_eval == 0 and steps == 0:
-                _evaluate(algo, config, run_dir, state, 0, evaluate_model, bar)
+                _evaluate(algo, config, run_dir, state, 0, bar)
             while steps < config.total_timesteps:
                 result = algo.train()
                 steps = max(steps, _steps(result))
@@ -293,7 +290,7 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
                     _checkpoint(algo, run_dir, state, steps)
                     state.next_checkpoint = steps + config.checkpoint_every
                 if steps >= state.next_eval:
-                    _evaluate(algo, config, run_dir, state, steps, evaluate_model, bar)
+                    _evaluate(algo, config, run_dir, state, steps, bar)
         except KeyboardInterrupt:
             interrupted = True
         finally:
@@ -331,17 +328,9 @@ def _checkpoint(algo: Any, run_dir: Path, state: Any, steps: int) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _evaluate(algo: Any, config: TrainConfig, run_dir: Path, state: Any, steps: int, evaluate_model: Any, bar: Any):
+def _evaluate(algo: Any, config: TrainConfig, run_dir: Path, state: RunState, steps: int, bar: Any) -> None:
     state.next_eval = steps + config.eval_every
     candidate = export(algo, config, run_dir / "checkpoints" / "eval_candidate.safetensors", steps, run_dir)
-    reports = evaluate_model(candidate, config, config.eval_games, seed=config.seed + steps)
-    win_rates = {opp: r["results"][0]["win_rate"] for opp, r in reports.items()}
-    with open(run_dir / METRICS, "a") as f:
-        f.write(json.dumps({"step": steps, "time": time.time(), "win_rate": win_rates, "ep_rew_mean": None}) + "\n")
-    state.last_eval = win_rates
-    score = config.selection_score(win_rates)
-    if score >= state.best_win_rate:
-        state.best_win_rate = score
-        promote_best(candidate, run_dir / BEST_MODEL, score, steps, win_rates)
-    files.remove(candidate)  # one that did not win
+    reports = periodic_evaluation(config, run_dir, state, steps, candidate, run_dir / BEST_MODEL)
+    win_rates = {k: r["results"][0]["win_rate"] for k, r in reports.items()}
     bar.write(f"step {steps:,}: " + ", ".join(f"{k} {v:.3f}" for k, v in win_rates.items()))
