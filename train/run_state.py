@@ -265,6 +265,16 @@ def prepare_resume(run_dir: Path, state: RunState, best: Path) -> list[str]:
     score = read_best_score(best)
     if score is not None:
         state.best_win_rate = score
+    elif best.exists():  # a run from before best.json: record the score its state.json gave (else none)
+        record = {
+            "model": best.name,
+            "sha256": sha256(best),
+            "score": state.best_win_rate,
+            "step": None,
+            "win_rate": {},
+        }
+        files.write_json(run_dir / BEST, record)
+        done.append(f"recorded {best.name}'s score from the run's counters in {BEST}")
     if dropped := trim_metrics(run_dir, state):
         done.append(f"dropped {dropped} {METRICS} row(s) from after the checkpoint")
     if dropped := trim_pool(run_dir / "pool", state):

@@ -179,6 +179,17 @@ def test_snapshots_after_the_checkpoint_leave_the_pool(run):
     ]
 
 
+def test_an_older_runs_best_score_is_recorded_once_so_that_later_resumes_keep_it(run):
+    best = run / "best_model.zip"
+    FakeModel(1000).save(best)
+    legacy = counters(2048, 3000)
+    legacy.best_win_rate = 0.61  # what state.json said
+    prepare_resume(run, legacy, best)
+    later = counters(4096, 5000)  # a later resume: the counters inside the checkpoint hold no score
+    prepare_resume(run, later, best)
+    assert later.best_win_rate == 0.61
+
+
 def test_a_resume_cleans_up_what_the_stop_left(run):
     leftovers = [
         run / "checkpoints" / ".latest.zip.tmp",
