@@ -5,9 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from skyjo_env.engine import (
-    IllegalActionError,
-)
+from skyjo_env.engine import IllegalActionError
 from skyjo_env.engine.record import (
     RecordError,
     read_record,

@@ -6,9 +6,7 @@ import threading
 from typing import Any
 
 from agents.review import INACCURACY, MISTAKE, Budget, Reviewer, decisions, finished_rounds
-from skyjo_env.engine.record import (
-    GameRecord,
-)
+from skyjo_env.engine.record import GameRecord
 from skyjo_env.web.errors import NotNow
 from skyjo_env.web.table import Table
 

@@ -16,9 +16,7 @@ import numpy as np
 import agents
 from agents.base import Policy, sizes_text
 from agents.model_file import PolicyNetwork
-from skyjo_env.engine import (
-    NUM_ACTIONS,
-)
+from skyjo_env.engine import NUM_ACTIONS
 from skyjo_env.engine.view import SeatView
 from skyjo_env.observation import encode
 from skyjo_env.web.errors import AgentLoadError, BadRequest

@@ -8,9 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from skyjo_env.engine import (
-    IllegalActionError,
-)
+from skyjo_env.engine import IllegalActionError
 from skyjo_env.web.errors import BadRequest, GameNotFound
 from skyjo_env.web.game import Game, restore_game
 from skyjo_env.web.history import GameDB

@@ -33,9 +33,7 @@ from skyjo_env.engine import (
     legal_actions,
     new_game,
 )
-from skyjo_env.engine.record import (
-    RecordError,
-)
+from skyjo_env.engine.record import RecordError
 from skyjo_env.engine.record import rules_from_json as record_rules
 from skyjo_env.engine.state import FACE_UP, FROM_DISCARD, FROM_DRAW, HIDDEN, REMOVED
 from skyjo_env.engine.view import SeatView, seat_view

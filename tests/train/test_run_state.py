@@ -215,7 +215,8 @@ def test_a_file_written_with_replacing_is_whole_or_untouched(tmp_path):
 
 
 @pytest.mark.parametrize("damage", [b"", b"PK\x03\x04 cut"])
-def test_skyjo_train_resume_refuses_a_damaged_checkpoint_in_one_line(tmp_path, damage):
+def test_skyjo_train_resume_refuses_a_damaged_checkpoint_in_one_line(tmp_path, capsys, damage):
+    from skyjo_env.cli import main
     from tests.train.test_train import TINY
     from train.config import load_config
 
@@ -223,11 +224,9 @@ def test_skyjo_train_resume_refuses_a_damaged_checkpoint_in_one_line(tmp_path, d
     (run / "checkpoints").mkdir(parents=True)
     load_config(None, {**TINY, "runs_dir": str(tmp_path)}).save(run / "config.yaml")
     (run / "checkpoints" / "latest.zip").write_bytes(damage)
-    done = subprocess.run(
-        [sys.executable, "-m", "skyjo_env", "train", "--resume", str(run)], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 2, done.stderr[-2000:]
-    assert len(done.stderr.strip().splitlines()) == 1 and "latest.zip is damaged" in done.stderr
+    assert main(["train", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "latest.zip is damaged" in err, err
     assert (run / "checkpoints" / "latest.zip").read_bytes() == damage, "nothing replaced"
 
 

@@ -362,6 +362,7 @@ def _recipe_run(tmp_path, name: str, **overrides) -> Path:
     return run
 
 
+@pytest.mark.slow  # the recipe's network and batch: test_train_in_process covers the same path quickly
 def test_the_2_player_recipe_runs_a_few_thousand_steps(tmp_path):
     run = _recipe_run(tmp_path, "ppo_2p")
     assert checkpoint_step(run) >= 8192

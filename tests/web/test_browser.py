@@ -158,6 +158,7 @@ def test_new_game_ends_the_game_it_replaces_in_chromium(live_server):
             browser.close()
 
 
+@pytest.mark.slow  # a whole bots' game and a round reviewed; tests/web/test_review.py covers the API quickly
 def test_the_review_marks_each_move_and_shows_the_table_then_in_chromium(live_server, tmp_path):
     """A record of a bots' game loaded and reviewed: the grades on the move list, the chart, and a
     reviewed move's table with the best move outlined."""
