@@ -181,6 +181,9 @@ def _records_file(
     return done, append
 
 
+GAMES_PER_WORKER = 16  # by default, fewer games are played in this process
+
+
 def play_chunked(
     play: Callable[[Any], list[Any]],
     job: Callable[[list[int]], Any],
@@ -191,13 +194,17 @@ def play_chunked(
     on_part: Callable[[list[Any]], None] | None = None,
 ) -> list[Any]:
     """`play(job(indices))` for chunks of the game indices 0..games-1 (or of the list given), spread over
-    `workers` processes (default: one per core) with a progress bar; the games' results, in no
-    particular order. `on_part` is called with each chunk's results as it finishes."""
+    `workers` processes (default: one per core, but no more than one per `GAMES_PER_WORKER` games:
+    starting a worker costs more than a few games) with a progress bar; the games' results, in no
+    particular order (each game's result depends on its index only). `on_part` is called with each
+    chunk's results as it finishes."""
     indices = list(range(games)) if isinstance(games, int) else list(games)
     results: list[Any] = []
     if not indices:
         return results
-    workers = max(1, min(workers or mp.cpu_count(), len(indices)))
+    if workers is None:
+        workers = min(mp.cpu_count(), len(indices) // GAMES_PER_WORKER)
+    workers = max(1, min(workers, len(indices)))
     size = max(1, min(50, len(indices) // (workers * 8) or 1))
     jobs = [job(indices[a : a + size]) for a in range(0, len(indices), size)]
     bar = tqdm(total=len(indices), desc=desc, unit="game", disable=not progress, file=sys.stderr)

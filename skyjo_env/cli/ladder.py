@@ -33,7 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON")
     parser.add_argument("--png", type=Path, metavar="PATH", help="also draw the ratings to a PNG")
-    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="worker processes (default: one per core, at most one per 16 games)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 

@@ -72,7 +72,7 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     from skyjo_env.web.app import LOCAL_HOSTS, create_app
     from skyjo_env.web.errors import AgentLoadError
-    from skyjo_env.web.history import GameDB, HistoryError, default_path
+    from skyjo_env.web.history import MEMORY, GameDB, HistoryError, default_path
 
     hosts = list(LOCAL_HOSTS)
     for name in [args.host, *args.allow_host]:
@@ -96,7 +96,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     for line in app.state.reload_problems:
         print(line, flush=True)
     live = app.state.store.live
-    kept = "nothing is kept" if db.path == ":memory:" else f"games are kept in {db.path}"
+    kept = "nothing is kept" if db.path == MEMORY else f"games are kept in {db.path}"
     print(f"Skyjo: {kept}" + (f"; {live} game(s) in progress taken back" if live else ""), flush=True)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Skyjo: open http://{host}:{args.port}/ in a browser (Ctrl-C stops the server)", flush=True)
