@@ -45,6 +45,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -217,6 +218,188 @@ class JsonErrors:
         await self.app(scope, receive, relay)
 
 
+@dataclass
+class Server:
+    """What the routes share: the opponents on offer, the games and replays, the reviewer."""
+
+    roster: Roster
+    store: GameStore
+    reviews: Reviews
+
+
+def _server(request: Request) -> Server:
+    return request.app.state.server
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", headers={"Content-Security-Policy": _CSP, "Cache-Control": "no-store"})
+
+
+async def options(request: Request) -> Response:
+    server = _server(request)
+    return _ok(
+        {
+            "agents": server.roster.describe(),
+            "rules": rule_options(),
+            "min_players": MIN_PLAYERS,
+            "max_players": MAX_PLAYERS,
+            "max_games": server.store.max_games,
+            "idle_seconds": server.store.idle_seconds,
+        }
+    )
+
+
+async def create_game(request: Request) -> Response:
+    server = _server(request)
+    body = await _json_body(request)
+    replaces = body.pop("replaces", None) if isinstance(body, dict) else None
+    if replaces is not None and not isinstance(replaces, str):
+        raise BadRequest(f"replaces must be the id of the game this one replaces, got {replaces!r}")
+
+    def start() -> dict[str, Any]:
+        game = new_game_from_json(body, server.roster)  # may load a bot's model: off the event loop
+        with game.lock:
+            events = game.play_bots()  # the bots seated before the human reveal first
+        if replaces is not None:
+            with contextlib.suppress(GameNotFound):  # already ended or expired: nothing to end
+                server.store.remove(replaces, Game)  # New game ends the game it replaces
+        key = server.store.add(game)
+        with game.lock:
+            return {"id": key, **game.view(), "events": events}
+
+    return _ok(await run_in_threadpool(start), status=201)
+
+
+def game_of(request: Request) -> Game:
+    return _server(request).store.get(request.path_params["game_id"], Game)
+
+
+async def show_game(request: Request) -> Response:
+    game = game_of(request)
+    with game.lock:
+        return _ok({"id": request.path_params["game_id"], **game.view()})
+
+
+async def delete_game(request: Request) -> Response:
+    server = _server(request)
+    server.store.remove(request.path_params["game_id"], Game)
+    return Response(status_code=204)
+
+
+async def play(request: Request) -> Response:
+    server = _server(request)
+    game = game_of(request)
+    body = await _json_body(request)
+    if not isinstance(body, dict) or "action" not in body:
+        raise BadRequest('expected {"action": 0..25} (and optionally "step")')
+    unknown = sorted(set(body) - {"action", "step"})
+    if unknown:
+        raise BadRequest(f"unknown field(s) {unknown}; expected action, step")
+
+    def move() -> dict[str, Any]:
+        with game.lock:
+            events = game.play(body["action"], body.get("step"))
+            server.store.saved(request.path_params["game_id"], game)  # committed before the answer
+            return {"id": request.path_params["game_id"], "events": events, "frame": game.table.frame()}
+
+    return _ok(await run_in_threadpool(move))
+
+
+async def hint(request: Request) -> Response:
+    server = _server(request)
+    game = game_of(request)
+
+    def ask() -> dict[str, Any]:
+        with game.lock:
+            return game.hint(server.roster)  # the first hint loads the model: off the event loop
+
+    return _ok(await run_in_threadpool(ask))
+
+
+async def record(request: Request) -> Response:
+    game = game_of(request)
+    with game.lock:
+        payload = game.record()
+    name = f"skyjo-{payload['rules']['num_players']}p-seed{payload['seed']}-step{len(payload['actions'])}.json"
+    return _ok(payload, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def review_answer(server: Server, item: Game | Replay, round_text: str | None) -> Response:
+    """What can be reviewed (no round), or the review of one round that is over (off the event loop)."""
+    with item.lock:
+        record = item.game_record() if isinstance(item, Game) else item.game_record
+    if round_text is None:
+        return _ok(server.reviews.describe(record))
+    if not _STEP.fullmatch(round_text):
+        raise BadRequest(f"the round must be a whole number, got {round_text[:20]!r}")
+    return _ok(server.reviews.round(record, int(round_text), item.reviews))
+
+
+async def review_game(request: Request) -> Response:
+    server = _server(request)
+    game = game_of(request)
+    return await run_in_threadpool(review_answer, server, game, request.path_params.get("round"))
+
+
+async def review_replay(request: Request) -> Response:
+    server = _server(request)
+    replay = server.store.get(request.path_params["replay_id"], Replay)
+    return await run_in_threadpool(review_answer, server, replay, request.path_params.get("round"))
+
+
+async def history(request: Request) -> Response:
+    server = _server(request)
+    groups = await run_in_threadpool(server.store.db.history)
+    return _ok({"kept": server.store.db.path != MEMORY, "groups": groups})
+
+
+async def load_replay(request: Request) -> Response:
+    server = _server(request)
+    body = await _json_body(request)
+
+    def load() -> Response:  # checks every action of the record: off the event loop
+        replay = Replay(body)
+        key = server.store.add(replay)
+        with replay.lock:
+            return _ok({"id": key, **replay.step(0)}, status=201)
+
+    return await run_in_threadpool(load)
+
+
+async def replay_step(request: Request) -> Response:
+    server = _server(request)
+    replay = server.store.get(request.path_params["replay_id"], Replay)
+    text = request.path_params["k"]
+    if not _STEP.fullmatch(text):
+        raise BadRequest(f"the step must be a whole number of at most 9 digits, got {text[:20]!r}")
+
+    def step() -> Response:  # up to REPLAY_CHECKPOINT actions and a large answer: off the event loop
+        with replay.lock:
+            return _ok({"id": request.path_params["replay_id"], **replay.step(int(text))})
+
+    return await run_in_threadpool(step)
+
+
+ROUTES = [
+    Route("/", index),
+    Route("/api/options", options),
+    Route("/api/games", create_game, methods=["POST"]),
+    Route("/api/games/{game_id}", show_game, methods=["GET"]),
+    Route("/api/games/{game_id}", delete_game, methods=["DELETE"]),
+    Route("/api/games/{game_id}/actions", play, methods=["POST"]),
+    Route("/api/games/{game_id}/hint", hint),
+    Route("/api/games/{game_id}/record", record),
+    Route("/api/games/{game_id}/review", review_game),
+    Route("/api/games/{game_id}/review/{round}", review_game),
+    Route("/api/history", history),
+    Route("/api/replays", load_replay, methods=["POST"]),
+    Route("/api/replays/{replay_id}/steps/{k}", replay_step),
+    Route("/api/replays/{replay_id}/review", review_replay),
+    Route("/api/replays/{replay_id}/review/{round}", review_replay),
+    Mount("/static", StaticFiles(directory=STATIC), name="static"),
+]
+
+
 def create_app(
     agent_specs: Sequence[str] = (),
     *,
@@ -246,152 +429,8 @@ def create_app(
     reviews = Reviews(review_budget)
     reload_problems = store.reload(roster)
 
-    async def index(request: Request) -> Response:
-        return FileResponse(
-            STATIC / "index.html", headers={"Content-Security-Policy": _CSP, "Cache-Control": "no-store"}
-        )
-
-    async def options(request: Request) -> Response:
-        return _ok(
-            {
-                "agents": roster.describe(),
-                "rules": rule_options(),
-                "min_players": MIN_PLAYERS,
-                "max_players": MAX_PLAYERS,
-                "max_games": store.max_games,
-                "idle_seconds": store.idle_seconds,
-            }
-        )
-
-    async def create_game(request: Request) -> Response:
-        body = await _json_body(request)
-        replaces = body.pop("replaces", None) if isinstance(body, dict) else None
-        if replaces is not None and not isinstance(replaces, str):
-            raise BadRequest(f"replaces must be the id of the game this one replaces, got {replaces!r}")
-
-        def start() -> dict[str, Any]:
-            game = new_game_from_json(body, roster)  # may load a bot's model: off the event loop
-            with game.lock:
-                events = game.play_bots()  # the bots seated before the human reveal first
-            if replaces is not None:
-                with contextlib.suppress(GameNotFound):  # already ended or expired: nothing to end
-                    store.remove(replaces, Game)  # New game ends the game it replaces
-            key = store.add(game)
-            with game.lock:
-                return {"id": key, **game.view(), "events": events}
-
-        return _ok(await run_in_threadpool(start), status=201)
-
-    def game_of(request: Request) -> Game:
-        return store.get(request.path_params["game_id"], Game)
-
-    async def show_game(request: Request) -> Response:
-        game = game_of(request)
-        with game.lock:
-            return _ok({"id": request.path_params["game_id"], **game.view()})
-
-    async def delete_game(request: Request) -> Response:
-        store.remove(request.path_params["game_id"], Game)
-        return Response(status_code=204)
-
-    async def play(request: Request) -> Response:
-        game = game_of(request)
-        body = await _json_body(request)
-        if not isinstance(body, dict) or "action" not in body:
-            raise BadRequest('expected {"action": 0..25} (and optionally "step")')
-        unknown = sorted(set(body) - {"action", "step"})
-        if unknown:
-            raise BadRequest(f"unknown field(s) {unknown}; expected action, step")
-
-        def move() -> dict[str, Any]:
-            with game.lock:
-                events = game.play(body["action"], body.get("step"))
-                store.saved(request.path_params["game_id"], game)  # committed before the answer
-                return {"id": request.path_params["game_id"], "events": events, "frame": game.table.frame()}
-
-        return _ok(await run_in_threadpool(move))
-
-    async def hint(request: Request) -> Response:
-        game = game_of(request)
-
-        def ask() -> dict[str, Any]:
-            with game.lock:
-                return game.hint(roster)  # the first hint loads the model: off the event loop
-
-        return _ok(await run_in_threadpool(ask))
-
-    async def record(request: Request) -> Response:
-        game = game_of(request)
-        with game.lock:
-            payload = game.record()
-        name = f"skyjo-{payload['rules']['num_players']}p-seed{payload['seed']}-step{len(payload['actions'])}.json"
-        return _ok(payload, headers={"Content-Disposition": f'attachment; filename="{name}"'})
-
-    def review_answer(item: Game | Replay, round_text: str | None) -> Response:
-        """What can be reviewed (no round), or the review of one round that is over (off the event loop)."""
-        with item.lock:
-            record = item.game_record() if isinstance(item, Game) else item.game_record
-        if round_text is None:
-            return _ok(reviews.describe(record))
-        if not _STEP.fullmatch(round_text):
-            raise BadRequest(f"the round must be a whole number, got {round_text[:20]!r}")
-        return _ok(reviews.round(record, int(round_text), item.reviews))
-
-    async def review_game(request: Request) -> Response:
-        game = game_of(request)
-        return await run_in_threadpool(review_answer, game, request.path_params.get("round"))
-
-    async def review_replay(request: Request) -> Response:
-        replay = store.get(request.path_params["replay_id"], Replay)
-        return await run_in_threadpool(review_answer, replay, request.path_params.get("round"))
-
-    async def history(request: Request) -> Response:
-        groups = await run_in_threadpool(store.db.history)
-        return _ok({"kept": store.db.path != MEMORY, "groups": groups})
-
-    async def load_replay(request: Request) -> Response:
-        body = await _json_body(request)
-
-        def load() -> Response:  # checks every action of the record: off the event loop
-            replay = Replay(body)
-            key = store.add(replay)
-            with replay.lock:
-                return _ok({"id": key, **replay.step(0)}, status=201)
-
-        return await run_in_threadpool(load)
-
-    async def replay_step(request: Request) -> Response:
-        replay = store.get(request.path_params["replay_id"], Replay)
-        text = request.path_params["k"]
-        if not _STEP.fullmatch(text):
-            raise BadRequest(f"the step must be a whole number of at most 9 digits, got {text[:20]!r}")
-
-        def step() -> Response:  # up to REPLAY_CHECKPOINT actions and a large answer: off the event loop
-            with replay.lock:
-                return _ok({"id": request.path_params["replay_id"], **replay.step(int(text))})
-
-        return await run_in_threadpool(step)
-
-    routes = [
-        Route("/", index),
-        Route("/api/options", options),
-        Route("/api/games", create_game, methods=["POST"]),
-        Route("/api/games/{game_id}", show_game, methods=["GET"]),
-        Route("/api/games/{game_id}", delete_game, methods=["DELETE"]),
-        Route("/api/games/{game_id}/actions", play, methods=["POST"]),
-        Route("/api/games/{game_id}/hint", hint),
-        Route("/api/games/{game_id}/record", record),
-        Route("/api/games/{game_id}/review", review_game),
-        Route("/api/games/{game_id}/review/{round}", review_game),
-        Route("/api/history", history),
-        Route("/api/replays", load_replay, methods=["POST"]),
-        Route("/api/replays/{replay_id}/steps/{k}", replay_step),
-        Route("/api/replays/{replay_id}/review", review_replay),
-        Route("/api/replays/{replay_id}/review/{round}", review_replay),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
     app = Starlette(
-        routes=routes,
+        routes=ROUTES,
         middleware=[
             Middleware(JsonErrors),
             Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False),
@@ -399,6 +438,7 @@ def create_app(
         ],
         exception_handlers={WebError: _on_web_error, HTTPException: _on_http_error, Exception: _on_crash},
     )
+    app.state.server = Server(roster, store, reviews)
     app.state.roster = roster
     app.state.store = store
     app.state.reload_problems = reload_problems
