@@ -172,13 +172,16 @@ def review_record(
             if progress:
                 progress(len(chunk))
         return out
-    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing as mp
+    import sys
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    # fork is fastest, but forking a process that already runs torch's thread pools can hang the children
+    fork_safe = "fork" in mp.get_all_start_methods() and "torch" not in sys.modules
+    context = mp.get_context("fork" if fork_safe else "spawn")
     parts: dict[int, list[MoveReview]] = {}
-    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(budget, model)) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(budget, model)) as pool:
         futures = {pool.submit(_review_chunk, record, seat, chunk): i for i, chunk in enumerate(chunks)}
-        from concurrent.futures import as_completed
-
         for future in as_completed(futures):
             parts[futures[future]] = future.result()
             if progress:
