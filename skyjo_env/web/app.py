@@ -8,7 +8,7 @@ pydantic models and OpenAPI pages that nothing here needs).
 |---|---|---|---|
 | GET | `/` | | the page (`static/index.html`) |
 | GET | `/static/...` | | `app.js`, `style.css` |
-| GET | `/api/options` | | opponents, rule options, seat limits |
+| GET | `/api/options` | | opponents, rule options, seat limits, the action numbers |
 | POST | `/api/games` | `{"opponents": [id, ...], "rules": {...}, "seed": int?, "seat": int?, "replaces": id?}` | 201 `{id, frame, log, events}` (ends the game `replaces`) |
 | GET | `/api/games/{id}` | | `{id, frame, log}` |
 | POST | `/api/games/{id}/actions` | `{"action": 0..25, "step": int?}` | `{id, events, frame}` |
@@ -64,7 +64,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents.review import Budget
-from skyjo_env.engine import MAX_PLAYERS, MIN_PLAYERS
+from skyjo_env.engine import DRAW, MAX_PLAYERS, MIN_PLAYERS, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD
 from skyjo_env.web.errors import BadRequest, GameNotFound, WebError
 from skyjo_env.web.game import Game, new_game_from_json
 from skyjo_env.web.history import MEMORY, GameDB
@@ -245,6 +245,7 @@ async def options(request: Request) -> Response:
             "max_players": MAX_PLAYERS,
             "max_games": server.store.max_games,
             "idle_seconds": server.store.idle_seconds,
+            "actions": {"draw": DRAW, "take_discard": TAKE_DISCARD, "reveal_first": REVEAL_FIRST, "slots": NUM_SLOTS},
         }
     )
 

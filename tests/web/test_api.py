@@ -61,6 +61,8 @@ def test_options_list_every_bot_and_every_rule_option(client):
     assert by_name["clear_on_final_reveal"]["kind"] == "bool"
     assert by_name["max_turns_per_round"] == {**by_name["max_turns_per_round"], "kind": "int", "nullable": True}
     assert (options["min_players"], options["max_players"]) == (2, 8)
+    # the page takes the action numbers from here, not from a copy of its own
+    assert options["actions"] == {"draw": 24, "take_discard": 25, "reveal_first": 12, "slots": 12}
 
 
 # --------------------------------------------------------------- new game

@@ -2,9 +2,10 @@
 // encoding) and draws the frames it gets back. It never sees a face-down card.
 "use strict";
 
-const DRAW = 24;
-const TAKE = 25;
-const REVEAL = 12;
+// The action numbers, from the server (GET /api/options: the engine's encoding) before anything is drawn.
+let DRAW = null;
+let TAKE = null;
+let REVEAL = null;
 
 const ui = {
   options: null,
@@ -97,6 +98,7 @@ function setUi(state) {
 // ------------------------------------------------------------------- setup
 async function loadOptions() {
   ui.options = await api("GET", "/api/options");
+  ({ draw: DRAW, take_discard: TAKE, reveal_first: REVEAL } = ui.options.actions);
   const players = $("num-players");
   for (let n = ui.options.min_players; n <= ui.options.max_players; n++) {
     players.append(el("option", { value: n, text: String(n) }));
