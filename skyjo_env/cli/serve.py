@@ -95,7 +95,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise CommandError(str(e)) from None
     for line in app.state.reload_problems:
         print(line, flush=True)
-    live = app.state.store.live
+    live = app.state.server.store.live
     kept = "nothing is kept" if db.path == MEMORY else f"games are kept in {db.path}"
     print(f"Skyjo: {kept}" + (f"; {live} game(s) in progress taken back" if live else ""), flush=True)
     host = f"[{args.host}]" if ":" in args.host else args.host

@@ -440,7 +440,5 @@ def create_app(
         exception_handlers={WebError: _on_web_error, HTTPException: _on_http_error, Exception: _on_crash},
     )
     app.state.server = Server(roster, store, reviews)
-    app.state.roster = roster
-    app.state.store = store
     app.state.reload_problems = reload_problems
     return app

@@ -35,7 +35,7 @@ def refused(response, status: int, words: str) -> None:
 
 def game_state(client: TestClient, game_id: str) -> dict:
     """Everything the server holds about a game (the engine's full snapshot, the record, the narration)."""
-    game = client.app.state.store.get(game_id, Game)
+    game = client.app.state.server.store.get(game_id, Game)
     return {"state": game.table.state.to_dict(), "record": game.record(), "log": list(game.table.log)}
 
 
@@ -110,7 +110,7 @@ def test_when_the_human_sits_later_the_bots_before_them_reveal_first(client):
 )
 def test_a_bad_new_game_is_refused_with_a_message(client, body, words):
     refused(client.post("/api/games", json=body), 400, words)
-    assert len(client.app.state.store) == 0
+    assert len(client.app.state.server.store) == 0
 
 
 def test_a_model_for_another_table_size_is_refused(client):
@@ -150,7 +150,7 @@ def test_a_full_store_closes_the_game_idle_longest_and_idle_games_expire():
         now[0] = 200.0
         refused(client.get(f"/api/games/{first}"), 404, "expired")
         refused(client.get(f"/api/games/{third}"), 404, "expired")
-        assert len(client.app.state.store) == 0
+        assert len(client.app.state.server.store) == 0
 
 
 def test_a_hundred_new_games_in_a_row_are_never_refused_and_each_ends_the_last(client):
@@ -161,11 +161,11 @@ def test_a_hundred_new_games_in_a_row_are_never_refused_and_each_ends_the_last(c
         assert r.status_code == 201, r.text
         refused(client.get(f"/api/games/{gid}"), 404, "no game with id")
         gid = r.json()["id"]
-    assert client.app.state.store.live == 1
+    assert client.app.state.server.store.live == 1
     refused(client.post("/api/games", json={"opponents": ["random"], "replaces": 5}), 400, "replaces must be")
-    assert client.app.state.store.live == 1
+    assert client.app.state.server.store.live == 1
     r = client.post("/api/games", json={"opponents": ["random"], "replaces": "gone"})  # already ended: fine
-    assert r.status_code == 201 and client.app.state.store.live == 2
+    assert r.status_code == 201 and client.app.state.server.store.live == 2
 
 
 # -------------------------------------------------------------------- play
@@ -343,7 +343,7 @@ RECORD = {"format": "skyjo-game-record", "version": 1, "rules": {"num_players": 
 )
 def test_a_bad_record_is_refused(client, change, words):
     refused(client.post("/api/replays", json={**RECORD, **change}), 400, words)
-    assert len(client.app.state.store) == 0
+    assert len(client.app.state.server.store) == 0
 
 
 def test_a_record_missing_a_field_or_malformed_is_refused(client):

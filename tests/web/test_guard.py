@@ -36,7 +36,7 @@ GAME = {"opponents": ["random"], "seed": 5}
 
 def held(client: TestClient) -> list:
     """Everything the store holds: each game's and replay's actions, by id."""
-    store = client.app.state.store
+    store = client.app.state.server.store
     with store._lock:
         items = dict(store._items)
     return sorted(

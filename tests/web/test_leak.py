@@ -98,7 +98,7 @@ def play_and_check(client: TestClient, setup: dict) -> None:
     gid, frame = g["id"], g["frame"]
     check_events(g["events"])
     check_frame(frame)
-    game = client.app.state.store.get(gid, Game)
+    game = client.app.state.server.store.get(gid, Game)
     rng = np.random.default_rng(setup["seed"])
     with_hint = n == 2  # the shipped model plays 2 players
     moves = 0
