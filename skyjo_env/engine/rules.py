@@ -46,14 +46,27 @@ class IllegalActionError(ValueError):
 
 
 # ---------------------------------------------------------------- setup
-def new_game(rules: Rules | None = None, seed: int | np.random.SeedSequence | None = None) -> GameState:
-    """A new game, dealt with a `numpy` PCG64 generator seeded by `seed` (same seed, same game)."""
+def new_game(
+    rules: Rules | None = None,
+    seed: int | np.random.SeedSequence | None = None,
+    *,
+    rng: np.random.Generator | None = None,
+) -> GameState:
+    """A new game, dealt with a `numpy` PCG64 generator seeded by `seed` (same seed, same game).
+
+    `rng` (instead of `seed`) is the generator to deal with and keep: every random event of the
+    rules is one of its calls (`permutation` for a deal or a reshuffle, `choice` for the random setup
+    reveals, `integers` for the first round's tie-break), so that `skyjo_env.openspiel` can answer
+    them with chance outcomes.
+    """
     rules = Rules() if rules is None else rules
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+    if rng is not None and seed is not None:
+        raise ValueError("give new_game a seed or an rng, not both")
     state = GameState.__new__(GameState)
     state.rules = rules
-    state.rng = np.random.Generator(np.random.PCG64(seed))
+    state.rng = np.random.Generator(np.random.PCG64(seed)) if rng is None else rng
     n = rules.num_players
     state.round_index = 0
     state.totals = [0] * n

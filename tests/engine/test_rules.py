@@ -474,6 +474,13 @@ def test_same_rules_seed_and_actions_give_identical_states():
     assert play(5) != play(6)
 
 
+def test_a_game_dealt_with_a_given_generator_is_the_seeded_game():
+    generator = np.random.Generator(np.random.PCG64(5))
+    assert new_game(Rules(num_players=3), rng=generator) == new_game(Rules(num_players=3), seed=5)
+    with pytest.raises(ValueError, match="seed or an rng"):
+        new_game(Rules(), seed=1, rng=np.random.default_rng(1))
+
+
 def test_snapshot_is_json_and_restores_an_identical_state():
     state = new_game(Rules(num_players=4), seed=2)
     for _ in range(30):
