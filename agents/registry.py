@@ -100,6 +100,13 @@ def _load_builtins() -> None:
         options=_search_options,
     )
     register(
+        "openspiel-mcts",
+        _openspiel_mcts,
+        "OpenSpiel's MCTSBot with random rollouts, an outside baseline (agents/openspiel_mcts.py, the openspiel extra); "
+        "options: openspiel-mcts:simulations=16,evaluator=random|ppo",
+        options=_openspiel_mcts_options,
+    )
+    register(
         "ppo_2p",
         functools.partial(_shipped, "ppo_2p", "SHIPPED_MODEL_2P"),
         "the earlier MaskablePPO agent, 2 players only (agents/models/ppo_2p.safetensors)",
@@ -125,5 +132,17 @@ def _search(**kwargs: Any) -> Policy:
 
 def _search_options(text: str) -> dict[str, Any]:
     from agents.search import parse_options
+
+    return parse_options(text)
+
+
+def _openspiel_mcts(**kwargs: Any) -> Policy:
+    from agents.openspiel_mcts import OpenSpielMCTSBot
+
+    return OpenSpielMCTSBot(**kwargs)
+
+
+def _openspiel_mcts_options(text: str) -> dict[str, Any]:
+    from agents.openspiel_mcts import parse_options
 
     return parse_options(text)

@@ -78,6 +78,7 @@ from skyjo_env.engine.codes import FACE_UP, HIDDEN, Phase
 from skyjo_env.engine.render import render
 from skyjo_env.engine.rules import _start_play, new_game
 from skyjo_env.engine.state import GameState
+from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.observation import encode_state
 from skyjo_env.observation.spec import layout, views
 
@@ -399,6 +400,12 @@ class SkyjoState(pyspiel.State):
     def chance_node(self) -> ChanceNode | None:
         """What the chance node decides (None at a decision or at the end)."""
         return self._node
+
+    def view(self, player: int) -> SeatView:
+        """What `player` sees (the bots' input), at a decision or a chance node."""
+        if self._engine is None:
+            raise ValueError("nothing is dealt yet")
+        return seat_view(self._engine, player)
 
     @property
     def engine(self) -> GameState | None:

@@ -1,0 +1,174 @@
+"""`openspiel-mcts`: OpenSpiel's `MCTSBot` on the game `python_skyjo` (`skyjo_env.openspiel`), as a bot.
+
+An outside baseline: the tree search, its UCT and its chance handling are OpenSpiel's
+(`open_spiel.python.algorithms.mcts`), not ours. At each decision the bot turns its `SeatView`
+into an OpenSpiel state (`SkyjoGame.state_from_engine` of `sample_world(view)`: every card not yet
+seen is a chance outcome there, so the state is exactly what the seat knows, and nothing of the
+real face-down cards or draw pile is read) and returns `MCTSBot.step`'s move.
+
+Options (also in an agent name: `openspiel-mcts:simulations=64,evaluator=ppo`):
+
+- `simulations` (default 16): MCTS simulations a decision, each one evaluation of a new leaf;
+- `evaluator`: `random` (default; OpenSpiel's `RandomRolloutEvaluator`: uniform prior, random
+  moves to the end) or `ppo` (the shipped network: its move probabilities as the prior, and it
+  plays every seat in the rollouts);
+- `rollouts` (default 1): playouts an evaluation;
+- `horizon`: `round` (default: the search plays to the end of the round, returns `score`, the
+  round's points relative to the others) or `game` (to the end of the game, returns `win`);
+- `uct` (default 10 for `round`, whose returns are points; 2 for `game`): UCT's exploration constant.
+
+A move with one legal action is played without a search. Needs the `openspiel` extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from skyjo_env.engine import Rules, sample_world
+from skyjo_env.engine.view import SeatView
+
+__all__ = ["HORIZONS", "OpenSpielMCTSBot", "parse_options"]
+
+HORIZONS = ("round", "game")
+EVALUATORS = ("random", "ppo")
+_OPTION_TYPES: dict[str, Callable[[str], object]] = {
+    "simulations": int,
+    "rollouts": int,
+    "evaluator": str,
+    "horizon": str,
+    "uct": float,
+}
+
+
+def parse_options(text: str) -> dict[str, object]:
+    """`simulations=64,evaluator=ppo` -> keyword arguments; ValueError naming a bad key or value."""
+    options: dict[str, object] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or key not in _OPTION_TYPES:
+            raise ValueError(
+                f"bad openspiel-mcts option {part!r}: expected key=value with key one of {', '.join(_OPTION_TYPES)}"
+            )
+        try:
+            options[key] = _OPTION_TYPES[key](value)
+        except ValueError:
+            raise ValueError(f"bad openspiel-mcts option {part!r}: {key} takes {_OPTION_TYPES[key].__name__}") from None
+    return options
+
+
+class OpenSpielMCTSBot:
+    """OpenSpiel's MCTS (random rollouts, or the shipped network as evaluator) playing Skyjo."""
+
+    name = "openspiel-mcts"
+
+    def __init__(
+        self,
+        simulations: int = 16,
+        evaluator: str = "random",
+        rollouts: int = 1,
+        horizon: str = "round",
+        uct: float | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if not isinstance(simulations, int) or simulations < 1:
+            raise ValueError(f"simulations must be an int >= 1, got {simulations!r}")
+        if not isinstance(rollouts, int) or rollouts < 1:
+            raise ValueError(f"rollouts must be an int >= 1, got {rollouts!r}")
+        if evaluator not in EVALUATORS:
+            raise ValueError(f"evaluator must be one of {', '.join(EVALUATORS)}, got {evaluator!r}")
+        if horizon not in HORIZONS:
+            raise ValueError(f"horizon must be one of {', '.join(HORIZONS)}, got {horizon!r}")
+        if uct is not None and not uct > 0:
+            raise ValueError(f"uct must be > 0, got {uct!r}")
+        from skyjo_env import openspiel  # the openspiel extra: an ImportError that says how to install it
+
+        self._openspiel = openspiel
+        self.simulations = simulations
+        self.evaluator_kind = evaluator
+        self.rollouts = rollouts
+        self.horizon = horizon
+        self.uct = (10.0 if horizon == "round" else 2.0) if uct is None else float(uct)
+        self._games: dict[Rules, Any] = {}
+        self._policy: Any = None
+        if evaluator == "ppo":
+            from agents.ppo_bot import PolicyBot, SHIPPED_MODEL_ALL
+
+            self._policy = PolicyBot(SHIPPED_MODEL_ALL)
+            self.players = self._policy.players
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+        if self._policy is not None:
+            self._policy.reset(seed)
+
+    def act(self, view: SeatView, legal_actions: Sequence[int]) -> int:
+        legal = list(legal_actions)
+        if len(legal) == 1:
+            return legal[0]
+        game = self._game(view.rules)
+        state = game.state_from_engine(sample_world(view, self._rng))
+        bot = self._bot(game)
+        action = int(bot.step(state))
+        if action not in legal:
+            raise RuntimeError(f"OpenSpiel's MCTS chose {action}, not a legal move {legal}")
+        return action
+
+    def _game(self, rules: Rules) -> Any:
+        game = self._games.get(rules)
+        if game is None:
+            import pyspiel
+
+            params: dict[str, Any] = {"players": rules.num_players, "single_round": self.horizon == "round"}
+            params["returns"] = "score" if self.horizon == "round" else "win"
+            for name in Rules.field_names():
+                if name != "num_players":
+                    value = getattr(rules, name)
+                    params[name] = 0 if name == "max_turns_per_round" and value is None else value
+            game = self._games[rules] = pyspiel.load_game(self._openspiel.SHORT_NAME, params)
+        return game
+
+    def _bot(self, game: Any) -> Any:
+        from open_spiel.python.algorithms import mcts
+
+        seed = int(self._rng.integers(2**31))
+        random_state = np.random.RandomState(seed)
+        if self._policy is None:
+            evaluator = mcts.RandomRolloutEvaluator(n_rollouts=self.rollouts, random_state=random_state)
+        else:
+            evaluator = _PolicyEvaluator(self._policy, self.rollouts, random_state)
+        return mcts.MCTSBot(game, self.uct, self.simulations, evaluator, solve=False, random_state=random_state)
+
+
+class _PolicyEvaluator:
+    """OpenSpiel `Evaluator` from our network: its move probabilities as the prior; playouts in which
+    it plays every seat (its most likely move), chance by the chance outcomes."""
+
+    def __init__(self, policy: Any, rollouts: int, random_state: np.random.RandomState) -> None:
+        self.policy = policy
+        self.rollouts = rollouts
+        self.random_state = random_state
+
+    def prior(self, state: Any) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions()
+        logits = np.asarray(self.policy.view_logits(state.view(state.current_player())), dtype=np.float64)[legal]
+        weights = np.exp(logits - logits.max())
+        return list(zip(legal, (weights / weights.sum()).tolist()))
+
+    def evaluate(self, state: Any) -> np.ndarray:
+        total = np.zeros(state.num_players())
+        for _ in range(self.rollouts):
+            working = state.clone()
+            while not working.is_terminal():
+                if working.is_chance_node():
+                    outcomes, probs = zip(*working.chance_outcomes())
+                    working.apply_action(int(self.random_state.choice(outcomes, p=probs)))
+                else:
+                    working.apply_action(self.policy.act(working.view(working.current_player()), working.legal_actions()))
+            total += np.asarray(working.returns())
+        return np.asarray(total / self.rollouts)
