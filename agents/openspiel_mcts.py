@@ -94,7 +94,7 @@ class OpenSpielMCTSBot:
         self._games: dict[Rules, Any] = {}
         self._policy: Any = None
         if evaluator == "ppo":
-            from agents.ppo_bot import PolicyBot, SHIPPED_MODEL_ALL
+            from agents.ppo_bot import SHIPPED_MODEL_ALL, PolicyBot
 
             self._policy = PolicyBot(SHIPPED_MODEL_ALL)
             self.players = self._policy.players
@@ -169,6 +169,8 @@ class _PolicyEvaluator:
                     outcomes, probs = zip(*working.chance_outcomes())
                     working.apply_action(int(self.random_state.choice(outcomes, p=probs)))
                 else:
-                    working.apply_action(self.policy.act(working.view(working.current_player()), working.legal_actions()))
+                    working.apply_action(
+                        self.policy.act(working.view(working.current_player()), working.legal_actions())
+                    )
             total += np.asarray(working.returns())
         return np.asarray(total / self.rollouts)

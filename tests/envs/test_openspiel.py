@@ -162,7 +162,7 @@ def test_single_round_ends_with_the_first_round_and_is_scored_by_it():
 
 
 @pytest.mark.parametrize("players", [2, 3, 8])
-@pytest.mark.parametrize("options", OPTIONS[:2] + [{"start_tie_break": "random", "initial_reveal": "random"}])
+@pytest.mark.parametrize("options", [*OPTIONS[:2], {"start_tie_break": "random", "initial_reveal": "random"}])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_engines_cards_as_chance_outcomes_give_the_engines_game(players, options, seed):
     """Play an engine game with random legal moves; give the OpenSpiel game the same moves, and at
