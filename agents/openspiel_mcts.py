@@ -8,7 +8,7 @@ real face-down cards or draw pile is read) and returns `MCTSBot.step`'s move.
 
 Options (also in an agent name: `openspiel-mcts:simulations=64,evaluator=ppo`):
 
-- `simulations` (default 16): MCTS simulations a decision, each one evaluation of a new leaf;
+- `simulations` (default 16, at least 2): MCTS simulations a decision, each one evaluation of a leaf;
 - `evaluator`: `random` (default; OpenSpiel's `RandomRolloutEvaluator`: uniform prior, random
   moves to the end) or `ppo` (the shipped network: its move probabilities as the prior, and it
   plays every seat in the rollouts);
@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from skyjo_env.engine import Rules, sample_world
+from skyjo_env.engine.codes import Phase
 from skyjo_env.engine.view import SeatView
 
 __all__ = ["HORIZONS", "OpenSpielMCTSBot", "parse_options"]
@@ -73,8 +74,8 @@ class OpenSpielMCTSBot:
         uct: float | None = None,
         seed: int | None = None,
     ) -> None:
-        if not isinstance(simulations, int) or simulations < 1:
-            raise ValueError(f"simulations must be an int >= 1, got {simulations!r}")
+        if not isinstance(simulations, int) or simulations < 2:  # MCTSBot's first one evaluates the root
+            raise ValueError(f"simulations must be an int >= 2, got {simulations!r}")
         if not isinstance(rollouts, int) or rollouts < 1:
             raise ValueError(f"rollouts must be an int >= 1, got {rollouts!r}")
         if evaluator not in EVALUATORS:
@@ -102,20 +103,36 @@ class OpenSpielMCTSBot:
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
+        self._enders: dict[int, int | None] = {}  # round -> the ender this bot saw (None: none yet)
         if self._policy is not None:
             self._policy.reset(seed)
 
     def act(self, view: SeatView, legal_actions: Sequence[int]) -> int:
         legal = list(legal_actions)
+        starter = self._starter(view)  # every view counts: it follows the round enders
         if len(legal) == 1:
             return legal[0]
         game = self._game(view.rules)
-        state = game.state_from_engine(sample_world(view, self._rng))
+        state = game.state_from_engine(sample_world(view, self._rng, pending_starter=starter))
         bot = self._bot(game)
         action = int(bot.step(state))
         if action not in legal:
             raise RuntimeError(f"OpenSpiel's MCTS chose {action}, not a legal move {legal}")
         return action
+
+    def _starter(self, view: SeatView) -> int | None:
+        """Who starts after a later round's setup: the previous round's ender (a view does not say).
+        That is the ender this bot saw in that round's final lap, or itself if it saw none (every other
+        seat has a turn after the ender's); None in the first round or after a round it did not follow."""
+        round_index = view.round_index
+        if view.round_ender is not None:
+            self._enders[round_index] = (view.seat + view.round_ender) % view.rules.num_players
+        else:
+            self._enders.setdefault(round_index, None)
+        if view.phase != Phase.SETUP_REVEAL or (round_index - 1) not in self._enders:
+            return None
+        ender = self._enders[round_index - 1]
+        return view.seat if ender is None else ender
 
     def _game(self, rules: Rules) -> Any:
         game = self._games.get(rules)

@@ -481,13 +481,14 @@ class SkyjoState(pyspiel.State):
 
     def _may_ask(self) -> bool:
         """Whether the step's engine call may ask its generator for a setup pair or a tie-break: the
-        first deal, a round's end with random reveals, a setup reveal of the first round."""
+        first deal, a round's end with random reveals, a setup reveal with no starter known yet (the
+        first round's, or a sampled world's)."""
         engine = self._engine
         if engine is None or self._step == _DEAL:
             return True
         if self._ends_round:
             return self._rules.initial_reveal == "random" and not self._single_round
-        return engine.round_index == 0 and engine.phase == int(Phase.SETUP_REVEAL)
+        return engine.phase == int(Phase.SETUP_REVEAL) and engine.pending_starter is None
 
     def _script(self) -> _Script:
         quiet = self._single_round and self._ends_round  # the next round is never played
@@ -522,7 +523,12 @@ class SkyjoState(pyspiel.State):
         """Make the engine call, and note the cards it shows that were dealt in it."""
         engine = self._engine
         reshuffles = self._step == DRAW and engine is not None and not engine.draw_pile
-        self._engine = engine = self._call(engine, self._script())
+        try:
+            self._engine = engine = self._call(engine, self._script())
+        except _NeedChance as need:  # _may_ask let a step through that asks the generator: a bug here
+            raise RuntimeError(
+                f"the engine asked for a {need.node.kind} chance outcome that was not expected"
+            ) from None
         self._decided = []  # face-up now
         if self._stage == "start":
             return

@@ -71,10 +71,28 @@ def test_the_same_seed_gives_the_same_moves():
 
 def test_bad_options_are_refused_by_name():
     with pytest.raises(ValueError, match="simulations"):
-        agents.make("openspiel-mcts:simulations=0")
+        agents.make("openspiel-mcts:simulations=1")
     with pytest.raises(ValueError, match="evaluator"):
         agents.make("openspiel-mcts:evaluator=alphazero")
     with pytest.raises(ValueError, match="depth"):
         agents.make("openspiel-mcts:depth=3")
     with pytest.raises(ValueError, match="horizon"):
         agents.make("openspiel-mcts:horizon=turn")
+
+
+def test_a_later_rounds_search_knows_the_previous_ender_starts():
+    """The bot follows a game to its second round; in that round's setup it hands the world the
+    previous round's ender as the starter (a view does not say who it is)."""
+    bot = agents.make("openspiel-mcts:simulations=2")
+    bot.reset(0)
+    state = new_game(Rules(num_players=3, target_score=1000), seed=4)
+    rng = np.random.default_rng(0)
+    while state.round_index == 0:
+        legal = legal_actions(state)
+        view = seat_view(state, state.current_player)
+        action = bot.act(view, legal) if state.current_player == 1 else int(rng.choice(legal))
+        apply_action(state, action)
+    ender = state.last_round.ender
+    while state.current_player != 1:
+        apply_action(state, legal_actions(state)[0])
+    assert bot._starter(seat_view(state, 1)) == ender

@@ -28,6 +28,7 @@ EXAMPLES = {
     "# Tianshou": "tianshou",
     "# TorchRL": "torchrl",
     "# RLlib": "ray.rllib",
+    "# OpenSpiel": "pyspiel",
 }
 
 
@@ -93,6 +94,13 @@ def test_readme_pettingzoo():
     env = ns["env"]
     assert env.agents == [] and env.unwrapped.game.is_finished  # played to the end
     assert ns["critic_input"].shape == env.state_space.shape == (232 * 4 + 86,)
+
+
+def test_readme_openspiel():
+    ns = run_example("# OpenSpiel")
+    state = ns["state"]
+    assert state.is_terminal() and sum(state.returns()) == pytest.approx(0)
+    assert len(state.history()) > 50
 
 
 def _game_outcome(rewards) -> bool:

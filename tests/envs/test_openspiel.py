@@ -265,3 +265,24 @@ def _same_game(state, real):
         assert seat_view(mine, seat) == seat_view(real, seat)
     assert state.current_player() == real.current_player
     assert state.legal_actions() == sorted(state.legal_actions())
+
+
+def test_a_sampled_world_of_a_later_rounds_setup_plays_on_without_a_known_starter():
+    """A world dealt from a view in round 2's setup does not know the starter (the view does not
+    say): the highest revealed sum starts, with a tie-break chance node if seats tie."""
+    from skyjo_env.engine import legal_actions, sample_world
+
+    real = new_game(Rules(num_players=2, target_score=1000), seed=6)
+    rng = np.random.default_rng(1)
+    while real.round_index == 0:
+        apply_action(real, int(rng.choice(legal_actions(real))))
+    world = sample_world(seat_view(real, 0), np.random.default_rng(0))
+    state = load(2, target_score=1000).state_from_engine(world)
+    for slots in ([0, 1], [0, 2]):
+        for seat_slot in slots:
+            while state.is_chance_node():
+                state.apply_action(state.chance_outcomes()[0][0])
+            state.apply_action(12 + seat_slot)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert state.legal_actions() == [24, 25]
