@@ -96,3 +96,15 @@ def test_a_later_rounds_search_knows_the_previous_ender_starts():
     while state.current_player != 1:
         apply_action(state, legal_actions(state)[0])
     assert bot._starter(seat_view(state, 1)) == ender
+
+
+def test_skyjo_eval_and_skyjo_ladder_play_it(capsys):
+    from skyjo_env.cli import main
+
+    assert (
+        main(["eval", "openspiel-mcts:simulations=2", "random", "--games", "1", "--workers", "1", "--no-progress"]) == 0
+    )
+    assert "openspiel-mcts" in capsys.readouterr().out
+    ladder = ["ladder", "openspiel-mcts:simulations=2", "random", "--games", "1", "--workers", "1", "--no-progress"]
+    assert main(ladder) == 0
+    assert "openspiel-mcts:simulations=2" in capsys.readouterr().out
