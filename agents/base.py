@@ -6,7 +6,7 @@ pile: `SeatView` is built by copying what the seat may know.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from skyjo_env.engine.view import SeatView
@@ -59,3 +59,21 @@ def check_plays(bot: Policy, num_players: int, label: str | None = None) -> None
     if players is not None and num_players not in players:
         who = label or getattr(bot, "name", repr(bot))
         raise ValueError(f"{who} was trained for {sizes_text(players)} players; this game has {num_players}")
+
+
+def parse_agent_options(text: str, types: Mapping[str, Callable[[str], object]], what: str) -> dict[str, object]:
+    """`"key=value,key=value"` (the options after an agent name's colon) -> keyword arguments, each value
+    read by `types[key]`; a ValueError names the bad part, the keys `what` takes, or what a value must be
+    (a type's name, or a parser function's docstring)."""
+    options: dict[str, object] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or key not in types:
+            raise ValueError(f"bad {what} option {part!r}: expected key=value with key one of {', '.join(types)}")
+        try:
+            options[key] = types[key](value)
+        except ValueError:
+            parser = types[key]
+            kind = parser.__name__ if isinstance(parser, type) else (parser.__doc__ or "a valid value")
+            raise ValueError(f"bad {what} option {part!r}: {key} must be {kind}") from None
+    return options

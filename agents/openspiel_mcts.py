@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import parse_agent_options
 from skyjo_env.engine import Rules, sample_world
 from skyjo_env.engine.codes import Phase
 from skyjo_env.engine.view import SeatView
@@ -46,18 +47,7 @@ _OPTION_TYPES: dict[str, Callable[[str], object]] = {
 
 def parse_options(text: str) -> dict[str, object]:
     """`simulations=64,evaluator=ppo` -> keyword arguments; ValueError naming a bad key or value."""
-    options: dict[str, object] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        key, eq, value = part.partition("=")
-        if not eq or key not in _OPTION_TYPES:
-            raise ValueError(
-                f"bad openspiel-mcts option {part!r}: expected key=value with key one of {', '.join(_OPTION_TYPES)}"
-            )
-        try:
-            options[key] = _OPTION_TYPES[key](value)
-        except ValueError:
-            raise ValueError(f"bad openspiel-mcts option {part!r}: {key} takes {_OPTION_TYPES[key].__name__}") from None
-    return options
+    return parse_agent_options(text, _OPTION_TYPES, "openspiel-mcts")
 
 
 class OpenSpielMCTSBot:

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import check_plays
+from agents.base import check_plays, parse_agent_options
 from agents.model_file import MARGIN_SCALE, PolicyNetwork, round_margin
 from agents.ppo_bot import SHIPPED_MODEL_ALL, load_network
 from skyjo_env.engine import DRAW, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, apply_action, legal_actions
@@ -53,12 +53,19 @@ __all__ = ["LEAVES", "SearchBot", "SearchResult", "parse_options"]
 
 LEAVES = ("win", "margin", "round")
 _SETUP = int(Phase.SETUP_REVEAL)
+
+
+def _top(text: str) -> int | None:
+    """int or all"""
+    return None if text == "all" else int(text)
+
+
 _OPTION_TYPES: dict[str, Callable[[str], object]] = {
     "depth": int,
     "worlds": int,
     "ms": float,
     "margin": float,
-    "top": lambda text: None if text == "all" else int(text),
+    "top": _top,
     "leaf": str,
     "z": float,
     "model": str,
@@ -67,19 +74,7 @@ _OPTION_TYPES: dict[str, Callable[[str], object]] = {
 
 def parse_options(text: str) -> dict[str, object]:
     """`depth=2,worlds=32` -> {"depth": 2, "worlds": 32}; ValueError naming a bad key or value."""
-    options: dict[str, object] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        key, eq, value = part.partition("=")
-        if not eq or key not in _OPTION_TYPES:
-            raise ValueError(
-                f"bad search option {part!r}: expected key=value with key one of {', '.join(_OPTION_TYPES)}"
-            )
-        try:
-            options[key] = _OPTION_TYPES[key](value)
-        except ValueError:
-            kind = "int or all" if key == "top" else getattr(_OPTION_TYPES[key], "__name__", "a value")
-            raise ValueError(f"bad search option {part!r}: {key} must be {kind}") from None
-    return options
+    return parse_agent_options(text, _OPTION_TYPES, "search")
 
 
 @dataclass

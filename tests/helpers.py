@@ -53,17 +53,19 @@ def played_state(num_players: int, moves: int, seed: int) -> GameState:
     return state
 
 
-def plays_a_legal_game(bot, seed: int, num_players: int = 2, opponent: str | None = None):
+def plays_a_legal_game(bot, seed: int, num_players: int = 2, opponent: str | None = None, moves: int | None = None):
     """The bot plays every seat of a game to its end (or seat 0, with a new `opponent` bot in each
-    other seat), each action legal; the finished state."""
+    other seat), each action legal; the finished state (with `moves`, the state after that many)."""
     import agents
     from skyjo_env.engine.view import seat_view
 
     state = new_game(Rules(num_players=num_players), seed=seed)
     seats = [bot] + [bot if opponent is None else agents.make(opponent) for _ in range(num_players - 1)]
-    while not state.is_finished:
+    played = 0
+    while not state.is_finished and (moves is None or played < moves):
         legal = legal_actions(state)
         action = seats[state.current_player].act(seat_view(state, state.current_player), legal)
         assert action in legal
         apply_action(state, action)
+        played += 1
     return state

@@ -7,23 +7,11 @@ import pytest
 
 import agents
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
-from skyjo_env.engine.codes import HIDDEN
 from skyjo_env.engine.view import seat_view
 from tests.envs.test_consumers import need
+from tests.helpers import played_state, plays_a_legal_game, shuffle_hidden_information
 
 need("pyspiel")
-
-
-def _play(state, bot, moves):
-    """`moves` moves of `bot` at every seat; each must be legal."""
-    for _ in range(moves):
-        if state.is_finished:
-            break
-        legal = legal_actions(state)
-        action = bot.act(seat_view(state, state.current_player), legal)
-        assert action in legal
-        apply_action(state, action)
-    return state
 
 
 @pytest.mark.parametrize("name", ["openspiel-mcts:simulations=4", "openspiel-mcts:simulations=2,evaluator=ppo"])
@@ -31,21 +19,15 @@ def _play(state, bot, moves):
 def test_it_plays_legal_moves_through_setup_and_turns(name, players):
     bot = agents.make(name)
     bot.reset(0)
-    state = _play(new_game(Rules(num_players=players), seed=1), bot, 12 * players // 2 + 6)
+    state = plays_a_legal_game(bot, seed=1, num_players=players, moves=12 * players // 2 + 6)
     assert state.turns_in_round > 0
 
 
 def test_it_never_reads_the_real_face_down_cards_or_the_draw_pile():
     """Shuffling the unseen cards of the real game changes no choice for a fixed seed."""
-    state = _play(new_game(Rules(num_players=3), seed=2), agents.make("random"), 20)
-    other = state.copy()
-    unseen = [(p, s) for p in range(3) for s in range(12) if other.status[p][s] == HIDDEN]
-    cards = [other.values[p][s] for p, s in unseen] + other.draw_pile
-    np.random.default_rng(9).shuffle(cards)
-    for (p, s), value in zip(unseen, cards):
-        other.values[p][s] = value
-    other.draw_pile = cards[len(unseen) :]
-    assert seat_view(other, other.current_player) == seat_view(state, state.current_player)
+    state = played_state(3, moves=20, seed=2)
+    other = shuffle_hidden_information(state, np.random.default_rng(9))
+    assert other.to_dict() != state.to_dict()
     choices = []
     for game in (state, other):
         bot = agents.make("openspiel-mcts:simulations=8")

@@ -204,15 +204,20 @@ def test_state_from_engine_continues_a_sampled_world():
 
 
 # ---------------------------------------------------------------------------------------- helpers
+def _random_step(state, rng):
+    """One step at random: a chance outcome by its probability, or a legal move."""
+    if state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(outcomes, p=probs)))
+    else:
+        state.apply_action(int(rng.choice(state.legal_actions())))
+
+
 def _random_game(game, seed):
     rng = np.random.default_rng(seed)
     state = game.new_initial_state()
     while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
+        _random_step(state, rng)
     return state
 
 
@@ -221,11 +226,7 @@ def _play_to_a_draw(game, seed):
     rng = np.random.default_rng(seed)
     state = game.new_initial_state()
     while state.is_chance_node() or 24 not in state.legal_actions():
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
+        _random_step(state, rng)
     return state
 
 
