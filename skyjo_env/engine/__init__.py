@@ -25,7 +25,7 @@ Public names:
   `status` (per seat, per slot) with `face_up(seat)`, `removed(seat)`,
   `hidden_slots(seat)`, `visible_values(seat)`; `draw_pile`, `discard_pile`
   (top last), `discard_top`, `held_card`, `held_from`; `copy()`,
-  `to_dict()` / `GameState.from_dict()` (schema in `skyjo_env.engine.state`), `str()`.
+  `to_dict()` / `GameState.from_dict()` (schema in `skyjo_env.engine.snapshot`), `str()`.
 - `sample_world(view, rng) -> GameState`: a game consistent with a `SeatView`, the unseen cards
   dealt uniformly (search that never peeks); `unseen_counts(view)`, `unseen_cards(view)`.
 - Action helpers: `action_to_string`, `slot_name`, `parse_slot_name` and the constants

@@ -1,8 +1,9 @@
-"""Round scoring with the ender's doubling (RULES.md, "End of a round"). Pure functions."""
+"""Round scoring with the ender's doubling (RULES.md, "End of a round"), and `RoundResult`, a finished round."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 
 def apply_doubling(raw_scores: Sequence[int], ender: int | None) -> list[int]:
@@ -26,3 +27,18 @@ def winners(totals: Sequence[int]) -> list[int]:
     """Seats with the lowest total; equal lowest totals share the win."""
     best = min(totals)
     return [seat for seat, t in enumerate(totals) if t == best]
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """How a finished round ended: the final grids, the ender and the scores."""
+
+    round_index: int
+    ender: int  # the seat that turned its last card (a round ends after the final lap it starts)
+    raw_scores: list[int]
+    scores: list[int]  # after the ender's doubling
+    values: list[list[int | None]]  # final grids, None for removed slots
+
+    @property
+    def ender_doubled(self) -> bool:
+        return self.scores[self.ender] != self.raw_scores[self.ender]
