@@ -9,9 +9,9 @@ real face-down cards or draw pile is read) and returns `MCTSBot.step`'s move.
 Options (also in an agent name: `openspiel-mcts:simulations=64,evaluator=ppo`):
 
 - `simulations` (default 16, at least 2): MCTS simulations a decision, each one evaluation of a leaf;
-- `evaluator`: `random` (default; OpenSpiel's `RandomRolloutEvaluator`: uniform prior, random
-  moves to the end) or `ppo` (the shipped network: its move probabilities as the prior, and it
-  plays every seat in the rollouts);
+- `evaluator`: `random` (default; OpenSpiel's `RandomRolloutEvaluator`: random moves to the end,
+  children chosen by UCT) or `ppo` (the shipped network: its move probabilities as the prior of
+  OpenSpiel's PUCT selection, AlphaZero's, and its most likely move at every seat in the rollouts);
 - `rollouts` (default 1): playouts an evaluation;
 - `horizon`: `round` (default: the search plays to the end of the round, returns `score`, the
   round's points relative to the others) or `game` (to the end of the game, returns `win`);
@@ -147,7 +147,16 @@ class OpenSpielMCTSBot:
             evaluator = mcts.RandomRolloutEvaluator(n_rollouts=self.rollouts, random_state=random_state)
         else:
             evaluator = _PolicyEvaluator(self._policy, self.rollouts, random_state)
-        return mcts.MCTSBot(game, self.uct, self.simulations, evaluator, solve=False, random_state=random_state)
+        select = mcts.SearchNode.uct_value if self._policy is None else mcts.SearchNode.puct_value
+        return mcts.MCTSBot(
+            game,
+            self.uct,
+            self.simulations,
+            evaluator,
+            solve=False,
+            random_state=random_state,
+            child_selection_fn=select,
+        )
 
 
 class _PolicyEvaluator:
