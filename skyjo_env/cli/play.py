@@ -23,7 +23,6 @@ from skyjo_env import files
 from skyjo_env.cli.common import CommandError, add_rules_argument, rules_from_args
 from skyjo_env.engine import (
     DRAW,
-    NUM_COLUMNS,
     REVEAL_FIRST,
     TAKE_DISCARD,
     GameState,
@@ -35,6 +34,7 @@ from skyjo_env.engine import (
     parse_slot_name,
     slot_name,
 )
+from skyjo_env.engine.narrate import TURN_LIMIT, a_card, cleared_column, cleared_columns, doubling
 from skyjo_env.engine.record import GameRecord
 from skyjo_env.engine.render import cell, render_grid, seat_name
 from skyjo_env.engine.state import FACE_UP, REMOVED
@@ -143,11 +143,6 @@ def table_lines(state: GameState, you: int, rich: bool) -> list[str]:
 
 
 # -------------------------------------------------------------- narration
-def a_card(value: int) -> str:
-    """'a 5', 'an 8', 'an 11'."""
-    return f"{'an' if value in (8, 11) else 'a'} {value}"
-
-
 def describe_turn(who: str, source: str, action: int, replaced: int, replaced_was_up: bool, revealed: int) -> str:
     """One line for a bot's turn, told after its second decision."""
     slot = action % REVEAL_FIRST
@@ -155,10 +150,6 @@ def describe_turn(who: str, source: str, action: int, replaced: int, replaced_wa
         shown = a_card(replaced) + ("" if replaced_was_up else " (face-down)")
         return f"{who} {source} and placed it at {slot_name(slot)}, discarding {shown}"
     return f"{who} {source}, discarded it and turned {slot_name(slot)}: {revealed}"
-
-
-def cleared_columns(before_status: list[int], after_status: list[int]) -> list[int]:
-    return [c for c in range(NUM_COLUMNS) if before_status[3 * c] != REMOVED and after_status[3 * c] == REMOVED]
 
 
 def round_summary(state: GameState) -> list[str]:
@@ -169,11 +160,9 @@ def round_summary(state: GameState) -> list[str]:
     for seat, values in enumerate(r.values):
         shown = " ".join("  " if v is None else f"{v:>2}" for v in values)
         lines.append(f"  {seat_name(seat)}: {shown}  = {r.raw_scores[seat]}")
-    if r.ender_doubled:
-        lines.append(
-            f"  {seat_name(r.ender)} ended the round without the strictly lowest score: "
-            f"{r.raw_scores[r.ender]} is doubled to {r.scores[r.ender]}."
-        )
+    doubled = doubling(r, seat_name)
+    if doubled is not None:
+        lines.append(f"  {doubled}")
     lines.append("  Round scores: " + ", ".join(f"{seat_name(s)} {v}" for s, v in enumerate(r.scores)))
     lines.append("  Game totals:  " + ", ".join(f"{seat_name(s)} {t}" for s, t in enumerate(state.totals)))
     return lines
@@ -266,9 +255,7 @@ def play_game(
                 term.say(describe_turn(who, source.pop(seat), action, replaced, replaced_was_up, revealed))
         if not state.is_round_over:
             for column in cleared_columns(before_status, state.status[seat]):
-                term.say(
-                    f"{seat_name(seat)} cleared column c{column}: three {state.discard_top}s go to the discard pile"
-                )
+                term.say(cleared_column(seat_name(seat), f"c{column}", cast(int, state.discard_top)))
         if state.is_round_over:
             term.say("")
             for line in round_summary(state):
@@ -277,7 +264,7 @@ def play_game(
                 term.say(f"Round {state.round_index + 1}: new deal; everyone turns two cards.")
     term.say("")
     if state.is_truncated:
-        term.say("The round reached the turn limit (max_turns_per_round): the game stops here.")
+        term.say(f"{TURN_LIMIT}.")
     else:
         for line in standings(state):
             term.say(line)

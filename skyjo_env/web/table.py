@@ -33,6 +33,7 @@ from skyjo_env.engine import (
     legal_actions,
     new_game,
 )
+from skyjo_env.engine.narrate import TURN_LIMIT, a_card, cleared_column, cleared_columns, doubling
 from skyjo_env.engine.record import RecordError
 from skyjo_env.engine.record import rules_from_json as record_rules
 from skyjo_env.engine.state import FACE_UP, FROM_DISCARD, FROM_DRAW, HIDDEN, REMOVED
@@ -157,10 +158,6 @@ def frame(
     }
 
 
-def _a(value: int) -> str:
-    return f"{'an' if value in (8, 11) else 'a'} {value}"
-
-
 def where(slot: int) -> str:
     """A slot as the page shows it: column 1-4, row 1-3 (slot = 3 * column + row, counted from 0)."""
     return f"column {slot // 3 + 1}, row {slot % 3 + 1}"
@@ -241,14 +238,12 @@ class Table:
             round_over["totals"] = list(state.totals)
             texts.extend(self._round_texts(result, cleared))
         else:
-            after = state.status[actor]
-            for c in range(NUM_COLUMNS):
-                if status_before[actor][3 * c] != REMOVED and after[3 * c] == REMOVED:
-                    texts.append(f"{who} cleared column {c + 1}: three {state.discard_top}s go to the discard pile.")
+            for c in cleared_columns(status_before[actor], state.status[actor]):
+                texts.append(cleared_column(who, str(c + 1), cast(int, state.discard_top)) + ".")
         if state.is_game_over:
             texts.append(self._winner_text())
         elif state.is_truncated:
-            texts.append("The round reached the turn limit (max_turns_per_round): the game stops here, unscored.")
+            texts.append(f"{TURN_LIMIT}, unscored.")
         entry = {
             "step": len(self.actions),
             "seat": actor,
@@ -264,7 +259,7 @@ class Table:
     def _describe(self, who: str, phase: int, action: int, held: int | None, moved: int | None, was: int | None) -> str:
         state = self.state
         if action == DRAW:
-            return f"{who} drew {_a(cast(int, state.held_card))} from the draw pile."
+            return f"{who} drew {a_card(cast(int, state.held_card))} from the draw pile."
         if action == TAKE_DISCARD:
             return f"{who} took the {state.held_card} from the discard pile."
         slot = where(action % REVEAL_FIRST)
@@ -272,7 +267,7 @@ class Table:
             return f"{who} turned {slot} face-up: {moved}."
         if action < REVEAL_FIRST:
             face = "" if was == FACE_UP else " (it was face-down)"
-            return f"{who} placed the {held} at {slot} and discarded {_a(cast(int, moved))}{face}."
+            return f"{who} placed the {held} at {slot} and discarded {a_card(cast(int, moved))}{face}."
         return f"{who} discarded the {held} and turned {slot} face-up: {moved}."
 
     def _round_texts(self, result: RoundResult, cleared: dict[int, list[int]]) -> list[str]:
@@ -284,12 +279,9 @@ class Table:
         for seat, cols in cleared.items():
             names = ", ".join(str(c + 1) for c in cols)
             texts.append(f"{seat_label(seat, you)}: column{'s' if len(cols) > 1 else ''} {names} cleared.")
-        if result.ender_doubled:
-            e = result.ender
-            texts.append(
-                f"{seat_label(e, you)} ended the round without the strictly lowest score: "
-                f"{result.raw_scores[e]} is doubled to {result.scores[e]}."
-            )
+        doubled = doubling(result, lambda seat: seat_label(seat, you))
+        if doubled is not None:
+            texts.append(doubled)
         scores = ", ".join(f"{seat_label(s, you)} {v}" for s, v in enumerate(result.scores))
         totals = ", ".join(f"{seat_label(s, you)} {t}" for s, t in enumerate(self.state.totals))
         texts.append(f"Round scores: {scores}. Totals: {totals}.")
