@@ -260,7 +260,8 @@ def _resolve_chance(state, before, after):
                 source = before if mine.status[seat][slot] == HIDDEN else after
                 value = source.values[seat][slot]
             outcome = CARD_VALUES.index(value)
-        assert outcome in [o for o, _ in state.chance_outcomes()]
+        outcomes = state.chance_outcomes()
+        assert outcome in [o for o, _ in outcomes] and sum(p for _, p in outcomes) == pytest.approx(1)
         state.apply_action(outcome)
 
 
