@@ -129,12 +129,8 @@ class OpenSpielMCTSBot:
         if game is None:
             import pyspiel
 
-            params: dict[str, Any] = {"players": rules.num_players, "single_round": self.horizon == "round"}
-            params["returns"] = "score" if self.horizon == "round" else "win"
-            for name in Rules.field_names():
-                if name != "num_players":
-                    value = getattr(rules, name)
-                    params[name] = 0 if name == "max_turns_per_round" and value is None else value
+            params = self._openspiel.parameters_of(rules)
+            params.update(single_round=self.horizon == "round", returns="score" if self.horizon == "round" else "win")
             game = self._games[rules] = pyspiel.load_game(self._openspiel.SHORT_NAME, params)
         return game
 

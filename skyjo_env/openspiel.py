@@ -50,7 +50,7 @@ random-reveal game the tensors are zero.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -82,7 +82,17 @@ from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.observation import encode_state
 from skyjo_env.observation.spec import layout, views
 
-__all__ = ["PAIRS", "RETURNS", "SHORT_NAME", "ChanceNode", "SkyjoGame", "SkyjoObserver", "SkyjoState", "rules_of"]
+__all__ = [
+    "PAIRS",
+    "RETURNS",
+    "SHORT_NAME",
+    "ChanceNode",
+    "SkyjoGame",
+    "SkyjoObserver",
+    "SkyjoState",
+    "parameters_of",
+    "rules_of",
+]
 
 SHORT_NAME = "python_skyjo"
 RETURNS = ("win", "score")
@@ -94,17 +104,18 @@ _ROUNDS_BOUND = 40  # for max_game_length: `ppo` and `expert` finish a game of t
 _IDLE_RNG = np.random.Generator(np.random.PCG64(0))  # the engine's generator between calls: never drawn from
 
 
-def _parameters() -> dict[str, Any]:
-    """The game parameters and their defaults: `players`, every other `Rules` field, and ours."""
+def parameters_of(rules: Rules) -> dict[str, Any]:
+    """The game parameters of `rules` (the inverse of `rules_of`)."""
     params: dict[str, Any] = {}
-    for f in fields(Rules):
-        name = "players" if f.name == "num_players" else f.name
-        params[name] = 0 if f.name == "max_turns_per_round" and f.default is None else f.default
-    params.update(single_round=False, returns="win")
+    for name in Rules.field_names():
+        value = getattr(rules, name)
+        if name == "max_turns_per_round" and value is None:
+            value = 0
+        params["players" if name == "num_players" else name] = value
     return params
 
 
-_PARAMETERS = _parameters()
+_PARAMETERS = {**parameters_of(Rules()), "single_round": False, "returns": "win"}  # and their defaults
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,

@@ -49,7 +49,8 @@ def test_every_rule_option_is_a_game_parameter_with_the_rules_default():
         key = "players" if name == "num_players" else name
         assert key in params
     game = load(5, initial_reveal="random", max_turns_per_round=0, target_score=50)
-    assert game.rules == Rules(num_players=5, initial_reveal="random", max_turns_per_round=None, target_score=50)
+    rules = Rules(num_players=5, initial_reveal="random", max_turns_per_round=None, target_score=50)
+    assert game.rules == rules and skyjo_openspiel.rules_of(skyjo_openspiel.parameters_of(rules)) == rules
 
 
 def test_bad_parameters_are_refused_with_their_name():
