@@ -77,7 +77,7 @@ def test_every_field_has_help_text():
         ),
         (
             {"opponents": {"expret": 1.0}},
-            "opponents: unknown opponent 'expret'; one of expert, greedy, ppo, ppo+search, ppo_2p, random",
+            "opponents: unknown opponent 'expret'; one of expert, greedy, openspiel-mcts, ppo, ppo+search, ppo_2p, random",
         ),
         (
             {"schedule": [{"from_step": 5, "opponents": {"runs/x/best.zip": 1.0}}]},
