@@ -74,9 +74,8 @@ class OpenSpielMCTSBot:
             raise ValueError(f"horizon must be one of {', '.join(HORIZONS)}, got {horizon!r}")
         if uct is not None and not uct > 0:
             raise ValueError(f"uct must be > 0, got {uct!r}")
-        from skyjo_env import openspiel  # the openspiel extra: an ImportError that says how to install it
+        import skyjo_env.openspiel  # noqa: F401  # the openspiel extra: an ImportError that says how to install it
 
-        self._openspiel = openspiel
         self.simulations = simulations
         self.evaluator_kind = evaluator
         self.rollouts = rollouts
@@ -129,9 +128,11 @@ class OpenSpielMCTSBot:
         if game is None:
             import pyspiel
 
-            params = self._openspiel.parameters_of(rules)
+            from skyjo_env.openspiel import SHORT_NAME, parameters_of
+
+            params = parameters_of(rules)
             params.update(single_round=self.horizon == "round", returns="score" if self.horizon == "round" else "win")
-            game = self._games[rules] = pyspiel.load_game(self._openspiel.SHORT_NAME, params)
+            game = self._games[rules] = pyspiel.load_game(SHORT_NAME, params)
         return game
 
     def _bot(self, game: Any) -> Any:

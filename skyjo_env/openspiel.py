@@ -210,7 +210,7 @@ def _max_game_length(rules: Rules, rounds: int) -> int:
     cards seen; the setup 2 reveals a seat, each a decision and a card, or a pair and 2 cards; the
     round's end up to 12 cards a seat; a deal 1 card, and in round 1 a tie-break."""
     n = rules.num_players
-    turns = (rules.max_turns_per_round or 1000) * n
+    turns = (rules.max_turns_per_round or 1000) * n  # no turn limit: rounds are unbounded, 1000 turns a seat is a guess
     per_round = 5 * turns + 4 * n + 12 * n + 2
     return rounds * per_round + 1
 

@@ -23,17 +23,39 @@ def test_it_plays_legal_moves_through_setup_and_turns(name, players):
     assert state.turns_in_round > 0
 
 
-def test_it_never_reads_the_real_face_down_cards_or_the_draw_pile():
-    """Shuffling the unseen cards of the real game changes no choice for a fixed seed."""
+def test_the_search_depends_on_the_view_only_not_on_the_deal_of_the_unseen_cards():
+    """OpenSpiel's MCTS from two worlds of the same view, their unseen cards dealt differently, with the
+    same random numbers: the same move and the same visit counts (every unseen card is a chance outcome,
+    so the deal's order is no input; the bot itself only ever receives the view)."""
+    import pyspiel
+    from open_spiel.python.algorithms import mcts
+
+    from skyjo_env.openspiel import SHORT_NAME
+
     state = played_state(3, moves=20, seed=2)
     other = shuffle_hidden_information(state, np.random.default_rng(9))
-    assert other.to_dict() != state.to_dict()
-    choices = []
-    for game in (state, other):
-        bot = agents.make("openspiel-mcts:simulations=8")
-        bot.reset(5)
-        choices.append(bot.act(seat_view(game, game.current_player), legal_actions(game)))
-    assert choices[0] == choices[1]
+    assert other.to_dict() != state.to_dict() and seat_view(other, 0) == seat_view(state, 0)
+    game = pyspiel.load_game(SHORT_NAME, {"players": 3, "single_round": True, "returns": "score"})
+    searches = []
+    for world in (state, other):
+        random_state = np.random.RandomState(5)
+        evaluator = mcts.RandomRolloutEvaluator(random_state=random_state)
+        bot = mcts.MCTSBot(game, 10, 24, evaluator, solve=False, random_state=random_state)
+        root = bot.mcts_search(game.state_from_engine(world))
+        searches.append([(c.action, c.explore_count, c.total_reward) for c in root.children])
+    assert searches[0] == searches[1]
+    assert sum(count for _, count, _ in searches[0]) == 23  # the root's first simulation expands it
+
+
+def test_the_browser_seats_copies_of_it():
+    """`skyjo serve` copies a bot for each seat (`Roster.make`); a copy plays like the original."""
+    from skyjo_env.web.roster import Roster
+
+    roster = Roster()
+    bots = [roster.make("openspiel-mcts", 2, seed=0) for _ in range(2)]
+    state = played_state(2, moves=6, seed=3)
+    moves = [bot.act(seat_view(state, state.current_player), legal_actions(state)) for bot in bots]
+    assert moves[0] == moves[1]
 
 
 def test_the_same_seed_gives_the_same_moves():

@@ -112,7 +112,7 @@ def test_a_card_drawn_is_a_chance_outcome_of_the_unseen_counts():
     assert not state.is_chance_node() and state.current_player() == view.to_play
 
 
-def test_the_real_face_down_cards_are_no_input_a_state_is_its_history():
+def test_a_state_is_a_function_of_its_history():
     """A state is a function of its history: replaying the history gives the same state, engine and
     all; OpenSpiel's serialisation and pickling give it back too."""
     game = load(3)
