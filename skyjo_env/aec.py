@@ -97,7 +97,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from skyjo_env import state_vector
-from skyjo_env.engine import NUM_ACTIONS, IllegalActionError, Rules, action_mask, apply_action, new_game, render
+from skyjo_env.engine import NUM_ACTIONS, IllegalActionError, Rules, action_mask, render
 from skyjo_env.engine.state import GameState
 from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.env_common import (
@@ -109,7 +109,8 @@ from skyjo_env.env_common import (
     unsupported_render_mode,
 )
 from skyjo_env.observation import OBSERVATION_VERSION, OBSERVATIONS, bounds, encoder
-from skyjo_env.rewards import check_modes, episode_over, step_rewards
+from skyjo_env.rewards import check_modes
+from skyjo_env.seated import SeatedGame
 
 _OWN_ARGUMENTS = ("num_players", "reward", "episode", "render_mode", "illegal_reward", "observation")
 
@@ -166,7 +167,16 @@ class raw_env(AECEnv):
         self.state_space = state_space(num_players)
         self._np_random: np.random.Generator | None = None
         self._encoder = encoder(observation, num_players)
-        self.game: GameState | None = None
+        self._seated = SeatedGame(self.rules, [None] * num_players, reward, episode)  # every seat played from outside
+
+    @property
+    def game(self) -> GameState | None:
+        """The game (None before the first `reset`); a state of one's own may be set."""
+        return self._seated._state
+
+    @game.setter
+    def game(self, state: GameState) -> None:
+        self._seated = SeatedGame(self.rules, [None] * self.rules.num_players, self.reward_mode, self.episode, state)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -177,7 +187,7 @@ class raw_env(AECEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None or self._np_random is None:
             self._np_random = np.random.default_rng(seed)
-        game = self.game = new_game(self.rules, seed=int(self._np_random.integers(2**63)))
+        game = self._seated.deal(int(self._np_random.integers(2**63)))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -216,8 +226,9 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._remove_finished_agent(action)
             return
+        self._game()
         try:
-            game = apply_action(self._game(), action)  # type: ignore[arg-type]  # checked: raises unless legal
+            earned = self._seated.apply(action)  # type: ignore[arg-type]  # checked: raises unless legal
         except IllegalActionError:
             if not in_action_space(action, self.action_spaces[agent]):
                 raise invalid_action(action, self.action_spaces[agent]) from None
@@ -226,18 +237,17 @@ class raw_env(AECEnv):
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewards_pending = False
         self._cumulative_rewards[agent] = 0.0
-        earned = step_rewards(game, self.reward_mode, self.episode)
         if earned is not None:
             for a, r in zip(self.possible_agents, earned):
                 self.rewards[a] = r
             self._rewards_pending = True
             self._add_rewards()
-        if episode_over(game, self.episode):
+        if self._seated.terminated:
             self.terminations = dict.fromkeys(self.agents, True)
-        elif game.is_truncated:
+        elif self._seated.truncated:
             self.truncations = dict.fromkeys(self.agents, True)
         else:
-            self.agent_selection = self.possible_agents[game.current_player]
+            self.agent_selection = self.possible_agents[self._seated.state.current_player]
         if self.render_mode == "human":
             self.render()
 

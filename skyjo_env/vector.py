@@ -50,7 +50,6 @@ from agents import make as make_agent
 from agents.base import acting_policy, is_shared_policy, sizes_text
 from skyjo_env.engine import NUM_ACTIONS, IllegalActionError, Rules, action_mask, legal_actions
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
-from skyjo_env.engine.view import seat_view
 from skyjo_env.env_common import IllegalActionWarning, check_arguments, invalid_action
 from skyjo_env.learner_game import LearnerGame
 from skyjo_env.observation import (
@@ -311,9 +310,7 @@ class SkyjoBatch:
                 if hasattr(policy, "act_observations"):
                     batched.setdefault(id(policy), (policy, []))[1].append(i)
                 else:
-                    state = game.state
-                    seat = state.current_player
-                    game.apply_opponent(bot.act(seat_view(state, seat), legal_actions(state)))
+                    game.apply_opponent(game.ask())
             for policy, group in batched.values():
                 for n, same_size in self._by_size(group).items():
                     self._check_policy(policy, n)

@@ -17,7 +17,6 @@ import json
 import math
 import multiprocessing as mp
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,8 +25,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from skyjo_env.engine import IllegalActionError, Rules, apply_action, legal_actions, new_game
-from skyjo_env.engine.view import seat_view
+from skyjo_env.engine import IllegalActionError, Rules
+from skyjo_env.seated import SeatedGame
 
 
 @dataclass
@@ -54,22 +53,18 @@ def play_game(bots: list[Any], agent_names: list[str], rules: Rules, seed: int, 
     for i, seat in enumerate(seat_of):
         bot_at_seat[seat] = i
     s = game_seed(seed, index)
-    state = new_game(rules, seed=s)
-    for i, bot in enumerate(bots):
-        bot.reset(s + 1 + i)
+    game = SeatedGame(rules, [bots[i] for i in bot_at_seat])
+    state = game.deal(s, [s + 1 + i for i in bot_at_seat])
     move_ms: list[list[float]] = [[] for _ in range(n)]
-    while not state.is_finished:
-        seat = state.current_player
-        i = bot_at_seat[seat]
-        legal = legal_actions(state)
-        view = seat_view(state, seat)
-        start = time.perf_counter()
-        action = bots[i].act(view, legal)
-        move_ms[i].append(round((time.perf_counter() - start) * 1000, 4))
-        try:
-            apply_action(state, action)
-        except IllegalActionError as e:
-            raise IllegalActionError(f"agent {agent_names[i]!r} chose an illegal action: {e}") from None
+
+    def timed(seat: int, action: int, ms: float) -> None:
+        move_ms[bot_at_seat[seat]].append(round(ms, 4))
+
+    try:
+        game.play_bots(timed)
+    except IllegalActionError as e:
+        name = agent_names[bot_at_seat[state.current_player]]
+        raise IllegalActionError(f"agent {name!r} chose an illegal action: {e}") from None
     winners = set(state.winners)
     share = [1.0 / len(winners) if seat_of[i] in winners else 0.0 for i in range(n)]
     return GameRecord(

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine import Rules
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
-from skyjo_env.engine.view import seat_view
+from skyjo_env.seated import SeatedGame
 from train.evaluate import game_seed, play_chunked
 
 
@@ -70,12 +70,9 @@ def play(agent_names: Sequence[str], size: int, seed: int, index: int, bots: dic
             pool.append(make(name))
         seat_bots.append(pool[k])
     s = game_seed(seed + 7919 * size, index)
-    state = new_game(Rules(num_players=size), seed=s)
-    for seat, bot in enumerate(seat_bots):
-        bot.reset(s + 1 + seat)
-    while not state.is_finished:
-        seat = state.current_player
-        apply_action(state, seat_bots[seat].act(seat_view(state, seat), legal_actions(state)))
+    game = SeatedGame(Rules(num_players=size), seat_bots)
+    state = game.deal(s, [s + 1 + seat for seat in range(size)])
+    game.play_bots()
     truncated = state.is_truncated
     return LadderGame(size, index, seats, list(state.totals), [] if truncated else list(state.winners), truncated)
 

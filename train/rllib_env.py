@@ -27,10 +27,10 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from agents import make as make_agent
-from skyjo_env.engine import NUM_ACTIONS, Rules, action_mask, apply_action, legal_actions, new_game
-from skyjo_env.engine.view import seat_view
+from skyjo_env.engine import NUM_ACTIONS, Rules, action_mask, legal_actions
 from skyjo_env.observation import OBSERVATION_VERSION, bounds, encoder
-from skyjo_env.rewards import check_modes, episode_over, step_rewards
+from skyjo_env.rewards import check_modes
+from skyjo_env.seated import SeatedGame
 
 SELF = "self"
 
@@ -69,9 +69,8 @@ class SkyjoMultiAgentEnv(MultiAgentEnv):
         self.action_spaces = {a: gym.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._encoder = encoder(OBSERVATION_VERSION, self.num_players)
         self._rng = np.random.default_rng()
-        self.state: Any = None
+        self.game: SeatedGame | None = None
         self.seat_bot: list[Any] = []
-        self._pending = np.zeros(self.num_players)
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -83,13 +82,16 @@ class SkyjoMultiAgentEnv(MultiAgentEnv):
             drawn[int(rng.integers(n))] = SELF
         self.seat_bot = [None if m == SELF else self._bots[m][seat] for seat, m in enumerate(drawn)]
         self.agents = [agent_id(s) for s in range(n) if self.seat_bot[s] is None]
-        self.state = new_game(self.rules, seed=int(rng.integers(2**63)))
-        for bot in self.seat_bot:
-            if bot is not None:
-                bot.reset(int(rng.integers(2**63)))
-        self._pending[:] = 0.0
-        self._play_bots()
-        return {agent_id(self.state.current_player): self._observe(self.state.current_player)}, {}
+        self.game = game = SeatedGame(self.rules, self.seat_bot, self.reward_mode, self.episode)
+        seed = int(rng.integers(2**63))
+        game.deal(seed, [None if bot is None else int(rng.integers(2**63)) for bot in self.seat_bot])
+        game.play_bots()
+        return {agent_id(game.state.current_player): self._observe(game.state.current_player)}, {}
+
+    @property
+    def state(self) -> Any:
+        """The game being played (None before the first `reset`)."""
+        return None if self.game is None else self.game.state
 
     def step(self, action_dict: dict[str, int]):
         seat = self.state.current_player
@@ -102,25 +104,23 @@ class SkyjoMultiAgentEnv(MultiAgentEnv):
                 f"{name} chose the illegal action {action} (legal: {legal_actions(self.state)}): "
                 "use MaskedPPOTorchRLModule, which never samples one"
             )
-        self._apply(action)
-        self._play_bots()
-        over = episode_over(self.state, self.episode) or self.state.is_truncated
+        game = self.game
+        assert game is not None
+        game.apply(action)
+        game.play_bots()
         learners = [s for s in range(self.num_players) if self.seat_bot[s] is None]
-        if over:
+        if game.over:
             observations = {agent_id(s): self._observe(s) for s in learners}
-            rewards = {agent_id(s): float(self._pending[s]) for s in learners}
-            terminated = episode_over(self.state, self.episode)
+            rewards = {agent_id(s): game.collect(s) for s in learners}
+            terminated = game.terminated
             ends = {agent_id(s): terminated for s in learners}
             cuts = {agent_id(s): not terminated for s in learners}
             ends["__all__"], cuts["__all__"] = terminated, not terminated
-            self._pending[:] = 0.0
             return observations, rewards, ends, cuts, {}
-        nxt = self.state.current_player
+        nxt = game.state.current_player
         # the agent that observes next gets its reward now (0 included: RLlib wants one with each observation),
         # the others what they earned, if anything (RLlib adds it to their next step)
-        paid = [s for s in learners if s == nxt or self._pending[s] != 0.0]
-        rewards = {agent_id(s): float(self._pending[s]) for s in paid}
-        self._pending[paid] = 0.0
+        rewards = {agent_id(s): game.collect(s) for s in learners if s == nxt or game.owed[s] != 0.0}
         return (
             {agent_id(nxt): self._observe(nxt)},
             rewards,
@@ -130,24 +130,8 @@ class SkyjoMultiAgentEnv(MultiAgentEnv):
         )
 
     # ------------------------------------------------------------ internals
-    def _apply(self, action: int) -> None:
-        apply_action(self.state, action)
-        earned = step_rewards(self.state, self.reward_mode, self.episode)
-        if earned is not None:
-            self._pending += earned
-
-    def _play_bots(self) -> None:
-        """Bots move until a learner's turn or the episode's end."""
-        state = self.state
-        while not (episode_over(state, self.episode) or state.is_truncated or state.is_finished):
-            bot = self.seat_bot[state.current_player]
-            if bot is None:
-                return
-            seat = state.current_player
-            self._apply(bot.act(seat_view(state, seat), legal_actions(state)))
-
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
-        over = episode_over(self.state, self.episode) or self.state.is_finished
+        over = self.game is None or self.game.terminated or self.state.is_finished
         mask = np.zeros(NUM_ACTIONS, np.float32) if over else action_mask(self.state, np.float32)
         if seat != self.state.current_player:
             mask = np.zeros(NUM_ACTIONS, np.float32)

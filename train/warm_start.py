@@ -18,16 +18,15 @@ sb3-contrib's `evaluate_actions(obs, actions, action_masks=...)` the loop is twe
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from agents import make as make_agent
-from skyjo_env.engine import Rules, action_mask, apply_action, legal_actions, new_game
-from skyjo_env.engine.view import seat_view
+from skyjo_env.engine import Rules, action_mask
 from skyjo_env.observation import OBSERVATION_VERSION, encoder
-from skyjo_env.rewards import episode_over, step_rewards
+from skyjo_env.seated import SeatedGame
 
 
 @dataclass
@@ -72,57 +71,68 @@ def demonstrations(
     if len(p) != len(sizes) or (p < 0).any() or p.sum() <= 0:
         raise ValueError(f"weights must give each of the {len(sizes)} table sizes a weight >= 0, got {weights}")
     coders = {n: encoder(observation, n) for n in sizes}
-    observations: list[np.ndarray] = []
-    masks: list[np.ndarray] = []
-    actions: list[int] = []
-    seats: list[int] = []
-    rewards: list[float] = []
-    episode_ends: list[bool] = []
+    log = _Log()
     bar = _progress(games, f"warm start: {bot} plays {games} games", progress)
     rng = np.random.default_rng(seed)
     for _ in range(games):
         n = sizes[int(rng.choice(len(sizes), p=p / p.sum()))] if len(sizes) > 1 else sizes[0]
-        coder = coders[n]
         bots = [make_agent(bot) for _ in range(n)]
         for b in bots:
             b.reset(int(rng.integers(2**63)))
-        state = new_game(tables[n], seed=int(rng.integers(2**63)))
-        last: list[int | None] = [None] * n  # each seat's latest decision (index into the lists)
-        while not state.is_finished:
-            seat = state.current_player
-            legal = legal_actions(state)
-            observations.append(coder.encode_state(state, seat))
-            masks.append(action_mask(state))
-            action = bots[seat].act(seat_view(state, seat), legal)
-            actions.append(action)
-            seats.append(seat)
-            rewards.append(0.0)
-            episode_ends.append(False)
-            last[seat] = len(actions) - 1
-            apply_action(state, action)
-            earned = step_rewards(state, reward, episode)
-            if earned is not None:
-                for s, r in enumerate(earned):
-                    if last[s] is not None:
-                        rewards[last[s]] += r  # type: ignore[index]
-            if episode_over(state, episode) or state.is_truncated:
-                for s in range(n):
-                    if last[s] is not None:
-                        episode_ends[last[s]] = True  # type: ignore[index]
-                last = [None] * n
-                if state.is_truncated or state.is_game_over:
-                    break
+        game = SeatedGame(tables[n], bots, reward, episode)
+        game.deal(int(rng.integers(2**63)))
+        log.record(game, coders[n])
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
-    returns = discounted_returns(seats, rewards, episode_ends, gamma)
     return Demonstrations(
-        observations=np.asarray(observations, dtype=np.float32),
-        masks=np.asarray(masks, dtype=bool),
-        actions=np.asarray(actions, dtype=np.int64),
-        returns=returns,
+        observations=np.asarray(log.observations, dtype=np.float32),
+        masks=np.asarray(log.masks, dtype=bool),
+        actions=np.asarray(log.actions, dtype=np.int64),
+        returns=discounted_returns(log.seats, log.rewards, log.episode_ends, gamma),
     )
+
+
+@dataclass
+class _Log:
+    """Every decision of the games recorded so far, in order."""
+
+    observations: list[np.ndarray] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)  # what the decision's seat earned before its next one
+    episode_ends: list[bool] = field(default_factory=list)  # the seat's last decision of an episode
+
+    def record(self, game: SeatedGame, coder: Any) -> None:
+        """Play `game` (bots at every seat) to its end, recording each decision."""
+        state = game.state
+        last: list[int | None] = [None] * game.rules.num_players  # each seat's latest decision
+
+        def pay(seat: int) -> None:  # what `seat` earned since its latest decision goes to that decision
+            earned = game.collect(seat)
+            if last[seat] is not None:
+                self.rewards[last[seat]] += earned  # type: ignore[index]
+
+        while not state.is_finished:
+            seat = state.current_player
+            pay(seat)
+            self.observations.append(coder.encode_state(state, seat))
+            self.masks.append(action_mask(state))
+            action = game.ask()
+            self.actions.append(action)
+            self.seats.append(seat)
+            self.rewards.append(0.0)
+            self.episode_ends.append(False)
+            last[seat] = len(self.actions) - 1
+            game.apply(action)
+            if game.over:  # an episode ends (with episode="round", the game goes on to the next one)
+                for s, decision in enumerate(last):
+                    pay(s)
+                    if decision is not None:
+                        self.episode_ends[decision] = True
+                last[:] = [None] * len(last)
 
 
 def discounted_returns(seats: list[int], rewards: list[float], episode_ends: list[bool], gamma: float) -> np.ndarray:

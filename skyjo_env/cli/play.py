@@ -28,9 +28,7 @@ from skyjo_env.engine import (
     GameState,
     Phase,
     Rules,
-    apply_action,
     legal_actions,
-    new_game,
     parse_slot_name,
     slot_name,
 )
@@ -38,7 +36,7 @@ from skyjo_env.engine.narrate import TURN_LIMIT, a_card, cleared_column, cleared
 from skyjo_env.engine.record import GameRecord
 from skyjo_env.engine.render import cell, render_grid, seat_name
 from skyjo_env.engine.state import FACE_UP, REMOVED
-from skyjo_env.engine.view import seat_view
+from skyjo_env.seated import SeatedGame
 
 
 class Quit(Exception):
@@ -206,10 +204,10 @@ def play_game(
     seats = [s for s in range(rules.num_players) if s != you]
     for seat, spec in zip(seats, opponents):
         bots[seat] = make(spec)
-        bots[seat].reset(seed + 1 + seat)
     names = ", ".join(f"{seat_name(s)} = {getattr(b, 'name', type(b).__name__)}" for s, b in bots.items())
     term.say(f"Skyjo: you are {seat_name(you)}; {names}. Seed {seed}. Type help for the choices, quit to leave.")
-    state = new_game(rules, seed=seed)
+    game = SeatedGame(rules, [bots.get(seat) for seat in range(rules.num_players)])
+    state = game.deal(seed, [None if seat == you else seed + 1 + seat for seat in range(rules.num_players)])
     showed_table_for = None
     source: dict[int, str] = {}  # a bot's first decision of its turn, told with the second
     while not state.is_finished:
@@ -234,14 +232,14 @@ def play_game(
             except ValueError as e:
                 term.say(f"[red]Not possible: {e}[/red]")
                 continue
-            apply_action(state, action)
+            game.apply(action)
             actions.append(action)
         else:
-            action = bots[seat].act(seat_view(state, seat), legal_actions(state))
+            action = game.ask()
             phase = state.phase
             slot = action % REVEAL_FIRST
             replaced, replaced_was_up = state.values[seat][slot], state.status[seat][slot] == FACE_UP
-            apply_action(state, action)
+            game.apply(action)
             actions.append(action)
             who = seat_name(seat)
             if action == DRAW:

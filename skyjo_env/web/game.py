@@ -14,13 +14,13 @@ from skyjo_env.engine import (
     NUM_ACTIONS,
     IllegalActionError,
     Rules,
-    legal_actions,
 )
 from skyjo_env.engine.record import (
     MAX_SEED,
     GameRecord,
 )
 from skyjo_env.engine.view import seat_view
+from skyjo_env.seated import SeatedGame
 from skyjo_env.web.errors import BadRequest, NotNow
 from skyjo_env.web.history import StoredGame
 from skyjo_env.web.roster import Roster, policy_probabilities
@@ -49,14 +49,13 @@ class Game:
 
     def play_bots(self) -> list[dict[str, Any]]:
         """Let the bots move until it is the human's turn or the game is finished; their events, in order."""
-        table, state = self.table, self.table.state
+        table = self.table
+        seats = [self.bots.get(seat) for seat in range(table.rules.num_players)]
+        game = SeatedGame(table.rules, seats, state=table.state)  # the table applies the moves, to tell them
         events = []
-        while not state.is_finished and state.current_player != table.you:
-            seat = state.current_player
-            bot = self.bots[seat]
+        while (bot := game.waiting_bot()) is not None:
             bot.reset(move_seed(table.seed, len(table.actions)))  # so a game rebuilt from its moves plays on alike
-            action = bot.act(seat_view(state, seat), legal_actions(state))
-            events.append(table.apply(int(action)))
+            events.append(table.apply(int(game.ask())))
         return events
 
     def play(self, action: Any, step: Any = None) -> list[dict[str, Any]]:

@@ -1,0 +1,111 @@
+"""The seated game: bots play until an outside seat's turn, and rewards reach a seat at its next decision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import make
+from skyjo_env.engine import IllegalActionError, Rules, legal_actions
+from skyjo_env.rewards import step_rewards
+from skyjo_env.seated import SeatedGame
+
+
+class Recorder:
+    """A bot that plays the first legal action and remembers its seed and every view it got."""
+
+    def __init__(self) -> None:
+        self.seed: int | None = None
+        self.views: list = []
+
+    def reset(self, seed: int | None = None) -> None:
+        self.seed = seed
+
+    def act(self, view, legal) -> int:
+        self.views.append(view)
+        return legal[0]
+
+
+def test_deal_seeds_each_bot_and_leaves_an_outside_seat_alone():
+    bots = [Recorder(), None, Recorder()]
+    game = SeatedGame(Rules(num_players=3), bots)
+    game.deal(7, [70, None, 72])
+    assert (bots[0].seed, bots[2].seed) == (70, 72)
+
+
+def test_a_bot_without_a_seed_or_an_outside_seat_with_one_is_refused():
+    game = SeatedGame(Rules(num_players=2), [Recorder(), None])
+    with pytest.raises(ValueError, match="seat 0: a bot needs a seed"):
+        game.deal(1, [None, None])
+    with pytest.raises(ValueError, match="seat 1"):
+        game.deal(1, [1, 2])
+
+
+def test_one_bot_or_none_per_seat():
+    with pytest.raises(ValueError, match="3 players need a bot or None at each seat, got 2"):
+        SeatedGame(Rules(num_players=3), [None, None])
+
+
+def test_bots_play_until_the_outside_seat_is_to_move_and_see_only_their_own_view():
+    bot = Recorder()
+    game = SeatedGame(Rules(num_players=2), [None, bot])
+    state = game.deal(3, [None, 0])
+    for _ in range(40):
+        if state.current_player == 0:
+            assert game.waiting_bot() is None
+            game.apply(legal_actions(state)[-1])
+        game.play_bots()
+        assert state.current_player == 0 or game.over
+    assert bot.views and all(view.seat == 1 for view in bot.views)
+
+
+def test_asking_for_an_outside_seats_move_is_an_error():
+    game = SeatedGame(Rules(num_players=2), [None, Recorder()])
+    state = game.deal(0, [None, 1])
+    game.play_bots()
+    assert state.current_player == 0
+    with pytest.raises(RuntimeError, match="played from outside"):
+        game.ask()
+
+
+def test_a_round_end_credits_every_seat_and_each_collects_it_once():
+    game = SeatedGame(Rules(num_players=3), [make("greedy") for _ in range(3)], reward="relative")
+    state = game.deal(11, [1, 2, 3])
+    credited = np.zeros(3)
+    while not state.round_just_ended:
+        earned = game.apply(game.ask())
+        if earned is not None:
+            credited += earned
+    assert credited.any()
+    assert np.allclose(credited, step_rewards(state, "relative", "game"))
+    assert np.array_equal(game.owed, credited)
+    first = game.collect(0)
+    assert first == credited[0] and game.collect(0) == 0.0
+    assert game.owed[1] == credited[1]
+
+
+def test_an_illegal_move_changes_nothing():
+    game = SeatedGame(Rules(num_players=2), [None, None], reward="relative")
+    state = game.deal(5)
+    before = state.copy().to_dict()
+    illegal = next(a for a in range(26) if a not in legal_actions(state))
+    with pytest.raises(IllegalActionError):
+        game.apply(illegal)
+    assert state.to_dict() == before and not game.owed.any()
+
+
+def test_a_one_round_episode_ends_with_the_round_but_the_game_can_go_on():
+    game = SeatedGame(Rules(num_players=2), [make("greedy"), make("greedy")], reward="round_score", episode="round")
+    state = game.deal(2, [0, 1])
+    game.play_bots()
+    assert game.terminated and not game.truncated and state.round_just_ended and not state.is_finished
+    assert game.waiting_bot() is None
+    game.apply(game.ask())  # the next round's first reveal
+    assert not game.over
+
+
+def test_without_a_reward_mode_nothing_is_credited():
+    game = SeatedGame(Rules(num_players=2), [make("greedy"), make("greedy")])
+    state = game.deal(4, [0, 1])
+    game.play_bots()
+    assert state.is_finished and not game.owed.any()
