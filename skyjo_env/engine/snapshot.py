@@ -262,9 +262,9 @@ def _rng(x: Any) -> np.random.Generator:
     return np.random.Generator(bit_generator)
 
 
-def read(d: Any, state: GameState) -> GameState:
-    """`d` checked (every field for type and range, then against the others) into `state`, a blank
-    `GameState` (`GameState.__new__(GameState)`), which is returned; SnapshotError if `d` is not a snapshot."""
+def read(d: Any, state_class: type[GameState]) -> GameState:
+    """`d` checked (every field for type and range, then against the others) into a `state_class`
+    (`GameState`, passed in: the state module imports this one); SnapshotError if `d` is not a snapshot."""
     _dict(None, d, _EXPECTED_KEYS)
     _check(
         _is_int(d["schema"]) and d["schema"] == SCHEMA_VERSION,
@@ -282,22 +282,7 @@ def read(d: Any, state: GameState) -> GameState:
     phase = _PHASE_BY_NAME[_choice("phase", d["phase"], list(_PHASE_BY_NAME))]
     current_player = _int("current_player", d["current_player"], 0, n - 1)
     round_index = _int("round_index", d["round_index"], 0)
-    values = _list("values", d["values"], n, "grids")
-    face_up = _list("face_up", d["face_up"], n, "grids")
-    grid_values: list[list[int]] = []
-    grid_status: list[list[int]] = []
-    for seat in range(n):
-        row = _grid_values(f"values[{seat}]", values[seat])
-        ups = [
-            _bool(f"face_up[{seat}][{slot}]", up)
-            for slot, up in enumerate(_list(f"face_up[{seat}]", face_up[seat], NUM_SLOTS, "flags"))
-        ]
-        for slot, (v, up) in enumerate(zip(row, ups)):
-            _check(
-                v is not None or not up, f"face_up[{seat}][{slot}]", "expected false for a removed slot (values null)"
-            )
-        grid_values.append([0 if v is None else v for v in row])
-        grid_status.append([REMOVED if v is None else FACE_UP if up else HIDDEN for v, up in zip(row, ups)])
+    grid_values, grid_status = _grids(d["values"], d["face_up"], n)
     piles = {
         key: [_card(f"{key}[{i}]", c) for i, c in enumerate(_list(key, d[key], what="cards"))]
         for key in ("draw_pile", "discard_pile")
@@ -318,32 +303,55 @@ def read(d: Any, state: GameState) -> GameState:
     last_round = None if d["last_round"] is None else _last_round(d["last_round"], n)
     rng = _rng(d["rng"])
 
-    state.rules = rules
-    state.rng = rng
-    state.phase = phase
-    state.current_player = current_player
-    state.round_index = round_index
-    state.values = grid_values
-    state.status = grid_status
-    state.draw_pile = piles["draw_pile"]
-    state.discard_pile = piles["discard_pile"]
-    state.held_card = held
-    state.held_from = _HELD_FROM_CODES[held_from]
-    state.round_ender = round_ender
-    state.final_turns_left = final_turns_left
-    state.turns_in_round = turns_in_round
-    state.pending_starter = pending_starter
-    state.totals = totals
-    state.round_history = history
-    state.last_round = last_round
-    state.is_truncated = is_truncated
-    state.round_just_ended = round_just_ended
+    state = state_class(
+        rules=rules,
+        rng=rng,
+        phase=phase,
+        current_player=current_player,
+        round_index=round_index,
+        values=grid_values,
+        status=grid_status,
+        draw_pile=piles["draw_pile"],
+        discard_pile=piles["discard_pile"],
+        held_card=held,
+        held_from=_HELD_FROM_CODES[held_from],
+        round_ender=round_ender,
+        final_turns_left=final_turns_left,
+        turns_in_round=turns_in_round,
+        pending_starter=pending_starter,
+        totals=totals,
+        round_history=history,
+        last_round=last_round,
+        is_truncated=is_truncated,
+        round_just_ended=round_just_ended,
+    )
 
     # ---- the fields against each other
     _check_cards(state)
     _check_scores(state)
     _check_course(state)
     return state
+
+
+def _grids(values: Any, face_up: Any, n: int) -> tuple[list[list[int]], list[list[int]]]:
+    """The snapshot's `values` and `face_up` checked into the state's `values` and `status`."""
+    values = _list("values", values, n, "grids")
+    face_up = _list("face_up", face_up, n, "grids")
+    grid_values: list[list[int]] = []
+    grid_status: list[list[int]] = []
+    for seat in range(n):
+        row = _grid_values(f"values[{seat}]", values[seat])
+        ups = [
+            _bool(f"face_up[{seat}][{slot}]", up)
+            for slot, up in enumerate(_list(f"face_up[{seat}]", face_up[seat], NUM_SLOTS, "flags"))
+        ]
+        for slot, (v, up) in enumerate(zip(row, ups)):
+            _check(
+                v is not None or not up, f"face_up[{seat}][{slot}]", "expected false for a removed slot (values null)"
+            )
+        grid_values.append([0 if v is None else v for v in row])
+        grid_status.append([REMOVED if v is None else FACE_UP if up else HIDDEN for v, up in zip(row, ups)])
+    return grid_values, grid_status
 
 
 def _check_cards(state: GameState) -> None:

@@ -9,6 +9,7 @@ Its JSON snapshot (`to_dict()` / `GameState.from_dict()`): `skyjo_env.engine.sna
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -34,52 +35,44 @@ __all__ = [  # the codes are re-exported: they belong to the state's vocabulary
 ]
 
 
+# How `GameState.copy` takes a field: shared (an immutable value), a list copied, a list of lists copied
+# row by row, a generator copied with its state.
+_SHARED, _LIST, _ROWS, _RNG = ({"copy": how} for how in ("shared", "list", "rows", "rng"))
+
+
+@dataclass(slots=True, eq=False, repr=False)
 class GameState:
-    """One game of Skyjo. Build it with `rules.new_game`, advance it with `rules.apply_action`."""
+    """One game of Skyjo. Build it with `rules.new_game`, advance it with `rules.apply_action`.
 
-    __slots__ = (
-        "current_player",
-        "discard_pile",
-        "draw_pile",
-        "final_turns_left",
-        "held_card",
-        "held_from",
-        "is_truncated",
-        "last_round",
-        "pending_starter",
-        "phase",
-        "rng",
-        "round_ender",
-        "round_history",
-        "round_index",
-        "round_just_ended",
-        "rules",
-        "status",
-        "totals",
-        "turns_in_round",
-        "values",
-    )
+    Its fields are declared here once: `__slots__`, the keyword constructor, `copy` and
+    `field_names()` are made from these lines.
+    """
 
-    rules: Rules
-    rng: np.random.Generator
-    phase: int
-    current_player: int
-    round_index: int
-    values: list[list[int]]
-    status: list[list[int]]
-    draw_pile: list[int]
-    discard_pile: list[int]
-    held_card: int | None
-    held_from: int
-    round_ender: int | None
-    final_turns_left: int
-    turns_in_round: int
-    pending_starter: int | None
-    totals: list[int]
-    round_history: list[list[int]]
-    last_round: RoundResult | None
-    is_truncated: bool
-    round_just_ended: bool
+    rules: Rules = field(metadata=_SHARED)
+    rng: np.random.Generator = field(metadata=_RNG)  # copied with its state: both copies go on alike
+    phase: int = field(metadata=_SHARED)  # a `Phase`
+    current_player: int = field(metadata=_SHARED)
+    round_index: int = field(metadata=_SHARED)
+    values: list[list[int]] = field(metadata=_ROWS)  # per seat, the card in each slot (0 in a removed one)
+    status: list[list[int]] = field(metadata=_ROWS)  # per seat and slot: HIDDEN, FACE_UP or REMOVED
+    draw_pile: list[int] = field(metadata=_LIST)  # bottom first, top last
+    discard_pile: list[int] = field(metadata=_LIST)  # bottom first, top last
+    held_card: int | None = field(metadata=_SHARED)
+    held_from: int = field(metadata=_SHARED)  # FROM_NONE, FROM_DRAW or FROM_DISCARD
+    round_ender: int | None = field(metadata=_SHARED)
+    final_turns_left: int = field(metadata=_SHARED)
+    turns_in_round: int = field(metadata=_SHARED)
+    pending_starter: int | None = field(metadata=_SHARED)  # in a later round's setup reveals: who will start
+    totals: list[int] = field(metadata=_LIST)
+    round_history: list[list[int]] = field(metadata=_ROWS)  # each finished round's scores, per seat
+    last_round: RoundResult | None = field(metadata=_SHARED)  # frozen
+    is_truncated: bool = field(metadata=_SHARED)
+    round_just_ended: bool = field(metadata=_SHARED)
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """Every field, in the order declared."""
+        return tuple(f.name for f in fields(cls))
 
     # ------------------------------------------------------------------ views
     @property
@@ -145,30 +138,7 @@ class GameState:
     # --------------------------------------------------------------- copying
     def copy(self) -> GameState:
         """An independent copy (RNG included): both continue identically."""
-        new = GameState.__new__(GameState)
-        new.rules = self.rules
-        bit_generator = type(self.rng.bit_generator)()
-        bit_generator.state = self.rng.bit_generator.state
-        new.rng = np.random.Generator(bit_generator)
-        new.phase = self.phase
-        new.current_player = self.current_player
-        new.round_index = self.round_index
-        new.values = [row[:] for row in self.values]
-        new.status = [row[:] for row in self.status]
-        new.draw_pile = self.draw_pile[:]
-        new.discard_pile = self.discard_pile[:]
-        new.held_card = self.held_card
-        new.held_from = self.held_from
-        new.round_ender = self.round_ender
-        new.final_turns_left = self.final_turns_left
-        new.turns_in_round = self.turns_in_round
-        new.pending_starter = self.pending_starter
-        new.totals = self.totals[:]
-        new.round_history = [row[:] for row in self.round_history]
-        new.last_round = self.last_round
-        new.is_truncated = self.is_truncated
-        new.round_just_ended = self.round_just_ended
-        return new
+        return _copy(self)
 
     __copy__ = copy
 
@@ -189,7 +159,7 @@ class GameState:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameState:
         """Rebuild a state from `to_dict()`'s output; raises `SnapshotError` if it is inconsistent."""
-        return snapshot.read(d, GameState.__new__(GameState))
+        return snapshot.read(d, cls)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
@@ -197,3 +167,26 @@ class GameState:
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _copy_function() -> Any:
+    """`GameState.copy`, written out from the fields' declarations (as `dataclasses` writes `__init__`):
+    a loop over the fields would cost a quarter more, and copies are the search's inner loop."""
+    take = {"shared": "self.{}", "list": "self.{}[:]", "rows": "[row[:] for row in self.{}]"}
+    lines = ["def copy(self):", "    new = new_state(GameState)"]
+    for f in fields(GameState):
+        if f.metadata["copy"] == "rng":
+            lines += [
+                f"    bit_generator = type(self.{f.name}.bit_generator)()",
+                f"    bit_generator.state = self.{f.name}.bit_generator.state",
+                f"    new.{f.name} = np.random.Generator(bit_generator)",
+            ]
+        else:
+            lines.append(f"    new.{f.name} = " + take[f.metadata["copy"]].format(f.name))
+    lines.append("    return new")
+    namespace: dict[str, Any] = {"GameState": GameState, "new_state": object.__new__, "np": np}
+    exec("\n".join(lines), namespace)  # the source is made from the field names above
+    return namespace["copy"]
+
+
+_copy = _copy_function()

@@ -92,13 +92,9 @@ def sample_world(
             f"and a draw pile of {view.draw_pile_size}"
         )
     dealt = rng.permutation(np.asarray(cards, dtype=np.int64)).tolist()
-    state = GameState.__new__(GameState)
-    state.rules = view.rules
-    state.rng = np.random.Generator(np.random.PCG64(int(rng.integers(2**63))))
-    state.phase = view.phase
     seat = view.seat
     rel_of = [(p - seat) % n for p in range(n)]  # absolute seat -> relative seat in the view
-    state.values, state.status = [], []
+    grid_values, grid_status = [], []
     k = 0
     for p in range(n):
         values, status = list(view.grid_values[rel_of[p]]), list(view.grid_status[rel_of[p]])
@@ -106,23 +102,30 @@ def sample_world(
             if s == HIDDEN:
                 values[slot] = dealt[k]
                 k += 1
-        state.values.append(values)
-        state.status.append(status)
-    state.draw_pile = dealt[k:]
-    state.discard_pile = list(view.discard_pile)
-    state.held_card = view.held_card
-    state.held_from = view.held_from
-    state.current_player = (seat + view.to_play) % n
+        grid_values.append(values)
+        grid_status.append(status)
+    current_player = (seat + view.to_play) % n
     ender = None if view.round_ender is None else (seat + view.round_ender) % n
-    state.round_ender = ender
-    # In the final lap, the turns left are the current player's and those up to the ender's.
-    state.final_turns_left = 0 if ender is None else (ender - state.current_player) % n
-    state.turns_in_round = turns_in_round
-    state.pending_starter = pending_starter if view.phase == _SETUP else None
-    state.round_index = view.round_index
-    state.totals = [view.totals[rel_of[p]] for p in range(n)]
-    state.round_history = []
-    state.last_round = None
-    state.is_truncated = False
-    state.round_just_ended = False
-    return state
+    return GameState(
+        rules=view.rules,
+        rng=np.random.Generator(np.random.PCG64(int(rng.integers(2**63)))),
+        phase=view.phase,
+        current_player=current_player,
+        round_index=view.round_index,
+        values=grid_values,
+        status=grid_status,
+        draw_pile=dealt[k:],
+        discard_pile=list(view.discard_pile),
+        held_card=view.held_card,
+        held_from=view.held_from,
+        round_ender=ender,
+        # In the final lap, the turns left are the current player's and those up to the ender's.
+        final_turns_left=0 if ender is None else (ender - current_player) % n,
+        turns_in_round=turns_in_round,
+        pending_starter=pending_starter if view.phase == _SETUP else None,
+        totals=[view.totals[rel_of[p]] for p in range(n)],
+        round_history=[],
+        last_round=None,
+        is_truncated=False,
+        round_just_ended=False,
+    )

@@ -360,3 +360,42 @@ def test_a_restored_snapshot_continues_identically(game, stop_at, picks):
         apply_action(twin, action)
         k += 1
     assert twin.to_dict() == state.to_dict()
+
+
+# ---------------------------------------------------------------- the fields, declared once
+def test_the_slots_are_the_declared_fields():
+    assert GameState.__slots__ == GameState.field_names()
+    assert len(GameState.field_names()) == 20
+
+
+def test_a_copy_has_every_field_and_shares_no_list():
+    state = new_game(Rules(num_players=3), seed=8)
+    for action in (12, 13, 14, 15, 16, 17, 24):
+        apply_action(state, action)
+    new = state.copy()
+    for name in GameState.field_names():
+        mine, theirs = getattr(state, name), getattr(new, name)
+        if isinstance(mine, list):
+            assert mine == theirs and mine is not theirs, name
+            assert all(a is not b for a, b in zip(mine, theirs) if isinstance(a, list)), name
+        elif name == "rng":
+            assert theirs is not mine and theirs.random() == mine.random()
+        else:
+            assert theirs is mine or theirs == mine, name
+
+
+def test_the_snapshot_holds_every_field_and_the_schema_lists_every_key():
+    import re
+
+    from skyjo_env.engine import snapshot
+
+    d = new_game(seed=1).to_dict()
+    fields = set(GameState.field_names()) - {"status"} | {"face_up"}  # status is written as face_up (and values)
+    assert set(d) == fields | {"schema"}
+    documented = re.findall(r"^\| `(\w+)` \|", snapshot.__doc__, flags=re.MULTILINE)
+    assert documented == list(d)
+
+
+def test_a_state_needs_every_field():
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument|missing 1 required positional"):
+        GameState(**{name: None for name in GameState.field_names()[:-1]})
