@@ -21,26 +21,13 @@ Slots are `3 * column + row`. A turn is two decisions of the same agent; each se
 reveal is one decision. The mask is all zeros for agents that are not to act.
 
 ## Observation pieces (relative seats: me first, then clockwise)
-| piece | shape | meaning |
-|---|---|---|
-| `grids` | (N, 12, 17) | per seat and slot, one-hot: 0-14 face-up value -2..12, 15 face-down, 16 removed |
-| `discard_top` | (15,) | one-hot value of the top discard (all zero if the pile is empty) |
-| `held_card` | (15,) | one-hot value of the card in hand (all zero if none) |
-| `held_from` | (2,) | the card in hand was drawn / taken from the discard pile |
-| `phase` | (4,) | setup reveal / choose draw or discard / holding a drawn card / holding the discard |
-| `to_play` | (N,) | one-hot relative seat whose decision it is (all zero once finished) |
-| `visible_counts` | (15,) | per value: cards visible now (face-up in grids, discard pile, hand) / that value's count in the deck |
-| `draw_pile_size` | (1,) | cards left in the draw pile / 150 |
-| `round_ender` | (N,) | one-hot relative seat that ended the round (all zero before the final lap) |
-| `final_lap` | (1,) | 1 during the final lap |
-| `visible_points` | (N,) | sum of each seat's face-up cards / 100 |
-| `totals` | (N,) | game totals / 100 |
-| `slot_values` | (N, 12) | each slot as a number / 12: the card if face-up, the mean unseen card if face-down, 0 if removed |
-| `held_value` | (1,) | the card in hand / 12 (0 if none) |
-| `discard_value` | (1,) | the top discard / 12 (0 if none) |
-| `unseen_mean` | (1,) | mean value of a card not visible now / 12 |
-
-`skyjo_env.observation.decode(vector, N)` splits a vector into these pieces.
+`observation` is the vector of `skyjo_env.observation` (220 N + 56 floats), named pieces
+that hold only what the seat may see: every seat's grid, the top discard, the card in hand
+and where it came from, the phase, whose decision it is, the visible-card counts, the draw
+pile's size, the round ender and final lap, the points and totals, and the same cards as
+plain numbers. That module's docstring tables each piece (name, shape, meaning);
+`skyjo_env.observation.decode(vector, N)` splits a vector into them, `pieces(N)` gives
+their names and shapes.
 
 ## Rewards (`reward=`), given to every agent when earned
 | mode | when | reward |

@@ -8,7 +8,7 @@ earns when an opponent's move ends a round or the game.
 |---|---|
 | Make | `gymnasium.make("skyjo_env:Skyjo-v0", num_players=2, opponents=["random"])` |
 | Action space | `Discrete(26)`: 0-11 place the held card, 12-23 reveal a slot, 24 draw, 25 take the discard |
-| Observation space | `Skyjo-v0`: `Box(float32, (220 N + 56,))`, the AEC env's vector, its pieces tabled in `skyjo_env.aec` and `skyjo_env.observation`; `Skyjo-v1`: `Box(float32, (1831,))` at every table size, the same numbers seat by seat in fixed slots (`skyjo_env.observation.seats`) |
+| Observation space | `Skyjo-v0`: `Box(float32, (220 N + 56,))`, the AEC env's vector, its pieces tabled in `skyjo_env.observation`; `Skyjo-v1`: `Box(float32, (1831,))` at every table size, the same numbers seat by seat in fixed slots (`skyjo_env.observation.seats`) |
 | Action mask | `env.action_masks()` (for sb3-contrib's MaskablePPO) and `info["action_mask"]` |
 
 ## Action masks

@@ -56,8 +56,8 @@ Each env and `PolicyBot` keeps its own.
    in the enum's order): `CEncoder` refuses a layout whose pieces differ from `_C_PIECES`.
 4. `tests/envs/test_observation.py`: a scenario that checks what the piece holds.
 The other tests then say what is left: that an encoder leaves the piece at zero, that the
-encoders differ, and which table rows (`doc_table()`) and size formula (`size_formula()`)
-this docstring, the AEC env's (table and size) and the Gymnasium env's (size) must carry.
+encoders differ, and which table rows (`doc_table()`) this docstring must carry and which
+size formula (`size_formula()`) it, the AEC env's and the Gymnasium env's must carry.
 A new piece changes the observation: bump the envs' version (`skyjo_v0`, `Skyjo-v0`).
 """
 
