@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,13 +28,14 @@ def main() -> None:
     import ray
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
-    from train.config import load_config
+    from train.config import NO_WARM_START, load_config
     from train.rllib_train import algorithm_config
 
     base = load_config(args.config)
     for runners in (int(r) for r in args.runners.split(",")):
-        rllib = {**base.rllib, "env_runners": runners, "envs_per_env_runner": args.envs}
-        config = replace(base, rllib=rllib, warm_start={})
+        config = base.replaced(
+            rllib={"env_runners": runners, "envs_per_env_runner": args.envs}, warm_start={"bot": NO_WARM_START}
+        )
         ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
         algo = algorithm_config(config).build_algo()
         result = algo.train()

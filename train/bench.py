@@ -7,7 +7,7 @@ The same config (network, PPO settings, opponents) is trained for a while in eac
 - `subproc` (the pipeline before it): SB3's `SubprocVecEnv` of `Skyjo-v0` envs, one process
   each, every opponent deciding alone; with `n_envs` 4, as the 2-player recipes ran.
 
-Both collect rollouts of the same size (n_envs x n_steps learner steps). A self-play share of
+Both collect rollouts of the same size (`ppo.rollout_steps` learner steps). A self-play share of
 the opponents plays a frozen copy of the starting model, put in the pool first. Each figure
 is the median of `repeats` timed stretches after one untimed rollout, with the share of the
 time spent collecting (the rest is PPO's gradient steps). A benchmark measures and prints.
@@ -18,13 +18,13 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.model_file import save_policy
 from agents.sb3_model import network_from_model
-from train.config import ConfigError, TrainConfig
+from train.config import NO_WARM_START, ConfigError, TrainConfig
 from train.ppo import build_vec_env, new_model, set_threads, snapshot_path, uses_self_play
 
 #: The pipeline before the batched one: SubprocVecEnv with this many envs (the 2-player recipes' value).
@@ -43,16 +43,15 @@ class PipelineSpeed:
 def pipeline_configs(config: TrainConfig) -> dict[str, TrainConfig]:
     """The config as given (its first stage: the schedule is left out), in SB3's subprocess envs with the
     same rollout size, and in the batch pipeline."""
-    if config.table_sizes:
+    if config.env.table_sizes:
         raise ConfigError(
             "skyjo bench train compares the pipelines at one table size, and the subproc one plays num_players "
-            f"only; this config mixes table_sizes {config.table_sizes}: bench a copy of it with one num_players and no table_sizes"
+            f"only; this config mixes table_sizes {config.env.table_sizes}: bench a copy of it with one num_players and no table_sizes"
         )
-    rollout = config.n_envs * config.n_steps
-    config = replace(config, schedule=[], warm_start={})
+    config = config.replaced(league={"schedule": []}, warm_start={"bot": NO_WARM_START})
     return {
-        "subproc": replace(config, vec_env="subproc", n_envs=TODAY_ENVS, n_steps=max(1, rollout // TODAY_ENVS)),
-        "batch": replace(config, vec_env="batch"),
+        "subproc": config.replaced(env={"vec_env": "subproc", "n_envs": TODAY_ENVS}),
+        "batch": config.replaced(env={"vec_env": "batch"}),
     }
 
 
@@ -68,7 +67,7 @@ def measure(config: TrainConfig, steps: int, repeats: int = 3) -> PipelineSpeed:
             if uses_self_play(config):
                 save_policy(network_from_model(model, "bench"), snapshot_path(run_dir, 0))
             timer = _Timer(model)
-            rollout = config.n_envs * config.n_steps
+            rollout = config.ppo.rollout_steps
             model.learn(rollout, reset_num_timesteps=True)
             rates, shares = [], []
             for _ in range(repeats):
@@ -80,7 +79,9 @@ def measure(config: TrainConfig, steps: int, repeats: int = 3) -> PipelineSpeed:
                 shares.append(timer.collect / seconds)
         finally:
             env.close()
-    return PipelineSpeed(config.vec_env, config.n_envs, statistics.median(rates), statistics.median(shares), rates)
+    return PipelineSpeed(
+        config.env.vec_env, config.env.n_envs, statistics.median(rates), statistics.median(shares), rates
+    )
 
 
 class _Timer:
@@ -107,7 +108,9 @@ def compare(config: TrainConfig, steps: int, repeats: int = 3) -> list[PipelineS
     """Measure every pipeline of `pipeline_configs`, print a line each and the ratio; return the figures."""
     results = []
     for name, variant in pipeline_configs(config).items():
-        print(f"{name}: measuring {variant.n_envs} envs x {variant.n_steps} steps per rollout ...", flush=True)
+        print(
+            f"{name}: measuring {variant.env.n_envs} envs x {variant.sb3_n_steps()} steps per rollout ...", flush=True
+        )
         speed = measure(variant, steps, repeats)
         results.append(speed)
         print(

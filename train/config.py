@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import types
 import typing
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
@@ -25,61 +24,35 @@ class ConfigError(ValueError):
     """A config file or override that is malformed, unknown or of the wrong type."""
 
 
-# warm_start: {bot: NAME, games: N, epochs: E, ...}; the keys, their types and defaults.
-WARM_START_TYPES: dict[str, type] = {"bot": str, "games": int, "epochs": int, "learning_rate": float, "batch_size": int}
-WARM_START_DEFAULTS: dict[str, Any] = {"games": 300, "epochs": 4, "learning_rate": 1e-3, "batch_size": 512}
 POLICIES = ("mlp", "seats")
 BACKENDS = ("sb3", "rllib")
-# rllib: {...}: the RLlib backend's own settings, their types and defaults.
-RLLIB_TYPES: dict[str, type] = {
-    "env_runners": int,
-    "envs_per_env_runner": int,
-    "train_batch_size": int,
-    "minibatch_size": int,
-    "num_cpus": int,
-    "address": str,
-}
-RLLIB_DEFAULTS: dict[str, Any] = {
-    "env_runners": 1,
-    "envs_per_env_runner": 8,
-    "train_batch_size": 4096,
-    "minibatch_size": 512,
-    "num_cpus": 0,
-    "address": "",
-}
+NO_WARM_START = "none"
 # vec_env: how the rollout games are stepped.
 VEC_ENVS = {
     "batch": "every game in this process, observations and trained opponents in batches: the fastest",
     "subproc": "one Skyjo-v0 env per process",
     "dummy": "Skyjo-v0 envs in turn in this process",
 }
-# schedule: [{from_step: S, opponents: {...}, learning_rate: X, ent_coef: Y}, ...]; what a stage may change.
-SCHEDULED = ("opponents", "learning_rate", "ent_coef")
+# schedule: [{from_step: S, opponents: {...}, learning_rate: X, ent_coef: Y}, ...]; what a stage may change,
+# and the group each of those values belongs to.
+SCHEDULED = {"opponents": "league", "learning_rate": "ppo", "ent_coef": "ppo"}
 
 
 def _f(default: Any, help: str) -> Any:
+    """A field with its default (a list or a mapping is copied for each config) and its help text."""
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda: type(default)(default), metadata={"help": help})
     return field(default=default, metadata={"help": help})
 
 
+def _group(cls: type, help: str) -> Any:
+    return field(default_factory=cls, metadata={"help": help, "group": True})
+
+
 @dataclass
-class TrainConfig:
-    """MaskablePPO on the Gymnasium env against a league of bots and frozen past selves.
+class EnvConfig:
+    """The games played: the table, the rules, the rewards, and how many are stepped side by side."""
 
-    The defaults are the quick-start recipe (configs/quickstart.yaml spells them out).
-    """
-
-    name: str = _f("ppo", "run name; the run folder is <runs_dir>/<name>-<timestamp>")
-    runs_dir: str = _f("runs", "where run folders are created")
-    total_timesteps: int = _f(1_000_000, "learner steps to train for (in total, across resumes)")
-    seed: int = _f(0, "seed of the model, the envs and the evaluations")
-    n_envs: int = _f(64, "games played side by side (the rollout is n_envs x n_steps learner steps)")
-    vec_env: str = _f(
-        "batch",
-        f"how the games are stepped: {', '.join(repr(k) for k in VEC_ENVS)} ({'; '.join(VEC_ENVS.values())})",
-    )
-    device: str = _f("auto", "'cpu', 'cuda' or 'auto'")
     num_players: int = _f(2, "players at the table (2..8); see table_sizes for several")
     table_sizes: dict[int, float] = _f(
         {},
@@ -87,20 +60,25 @@ class TrainConfig:
         "{} = num_players only",
     )
     observation: str = _f("skyjo_v0", "skyjo_v0 (one table size) or skyjo_v1 (the same layout at every size)")
-    policy: str = _f("mlp", "mlp (MlpPolicy) or seats (own and shared opponent seat encoders; needs skyjo_v1)")
-    seat_arch: list[int] = _f([128, 64], "seats policy: layer sizes of the own-seat and opponent-seat encoders")
-    rules: dict[str, Any] = _f({}, "other rule options (docs/RULES.md), e.g. {target_score: 100}")
+    rules: dict[str, Any] = _f({}, "other rule options (docs/rules.md), e.g. {target_score: 100}")
     reward: str = _f("relative", f"reward mode, one of {list(REWARD_MODES)}")
     episode: str = _f("game", f"episode length, one of {list(EPISODE_MODES)}")
-    opponents: dict[str, float] = _f(
-        {"greedy": 0.5, "expert": 0.3, "random": 0.2},
-        "opponent mix: bot name or model path -> weight; 'self' = the pool of frozen past checkpoints",
+    n_envs: int = _f(64, "games played side by side (sb3 backend)")
+    vec_env: str = _f(
+        "batch",
+        f"how the games are stepped: {', '.join(repr(k) for k in VEC_ENVS)} ({'; '.join(VEC_ENVS.values())})",
     )
-    pool_size: int = _f(8, "most recent frozen checkpoints kept in the self-play pool")
-    snapshot_every: int = _f(250_000, "steps between snapshots added to the self-play pool")
+
+
+@dataclass
+class PPOConfig:
+    """PPO's settings and the network's shape (both backends)."""
+
     learning_rate: float = _f(1e-4, "Adam learning rate")
-    n_steps: int = _f(32, "steps per env per rollout")
-    batch_size: int = _f(512, "minibatch size")
+    rollout_steps: int = _f(
+        2048, "learner steps per rollout (one update); the sb3 backend plays rollout_steps / n_envs steps per game"
+    )
+    minibatch_size: int = _f(512, "learner steps per gradient step")
     n_epochs: int = _f(5, "optimisation epochs per rollout")
     gamma: float = _f(0.995, "discount factor")
     gae_lambda: float = _f(0.95, "GAE lambda")
@@ -108,181 +86,235 @@ class TrainConfig:
     ent_coef: float = _f(0.001, "entropy bonus")
     vf_coef: float = _f(0.5, "value loss weight")
     max_grad_norm: float = _f(0.5, "gradient clipping")
+    policy: str = _f("mlp", "mlp (MlpPolicy) or seats (own and shared opponent seat encoders; needs skyjo_v1)")
     net_arch: list[int] = _f([256, 256], "hidden layer sizes of the policy and value networks")
+    seat_arch: list[int] = _f([128, 64], "seats policy: layer sizes of the own-seat and opponent-seat encoders")
     activation: str = _f("tanh", "'tanh' or 'relu'")
-    eval_every: int = _f(250_000, "steps between evaluations against eval_opponents")
-    eval_games: int = _f(100, "games per opponent in each periodic evaluation")
-    eval_opponents: list[str] = _f(["random", "greedy", "expert"], "bots the agent is measured against")
-    eval_table_sizes: list[int] = _f(
-        [],
-        "table sizes of the evaluations (the agent against size - 1 copies of each bot); "
-        "[] = num_players, or every size of table_sizes",
+
+
+@dataclass
+class LeagueConfig:
+    """Who the learner plays: the opponent mix, the pool of frozen past selves, the schedule."""
+
+    opponents: dict[str, float] = _f(
+        {"greedy": 0.5, "expert": 0.3, "random": 0.2},
+        "opponent mix: bot name or model path -> weight; 'self' = the pool of frozen past checkpoints",
     )
-    best_against: str = _f(
-        "", "the eval opponent whose win rate picks best_model.zip (default: the mean win rate over eval_opponents)"
-    )
-    checkpoint_every: int = _f(250_000, "steps between checkpoints (resume points)")
-    final_eval_games: int = _f(1000, "games per opponent in the final evaluation report")
-    init_model: str = _f(
-        "", "start a new run from this model .zip's weights (same network shape) instead of random ones"
-    )
-    warm_start: dict[str, Any] = _f(
-        {"bot": "expert", "games": 300, "epochs": 4},
-        "behaviour cloning of a bot before PPO: {bot: expert, games: 300, epochs: 4, learning_rate: 0.001, "
-        "batch_size: 512} (only bot is required); {} = none, start from random weights",
-    )
+    pool_size: int = _f(8, "most recent frozen checkpoints kept in the self-play pool")
+    snapshot_every: int = _f(250_000, "steps between snapshots added to the self-play pool")
     schedule: list[dict[str, Any]] = _f(
         [],
         "stages: [{from_step: S, opponents: {...}, learning_rate: X, ent_coef: Y}, ...], each giving the "
-        "values that hold from step S on (the top-level values hold before the first stage)",
+        "values that hold from step S on (league.opponents, ppo.learning_rate and ppo.ent_coef hold before)",
     )
-    torch_threads: int = _f(0, "torch threads for the network (0: torch's default, one per core)")
+
+
+@dataclass
+class EvaluationConfig:
+    """How the run is measured: periodic evaluations (which pick best_model) and the final report."""
+
+    every: int = _f(250_000, "steps between evaluations against the opponents")
+    games: int = _f(100, "games per opponent in each periodic evaluation")
+    opponents: list[str] = _f(["random", "greedy", "expert"], "bots the agent is measured against")
+    table_sizes: list[int] = _f(
+        [],
+        "table sizes of the evaluations (the agent against size - 1 copies of each bot); "
+        "[] = num_players, or every size of env.table_sizes",
+    )
+    best_against: str = _f(
+        "", "the opponent whose win rate picks best_model (default: the mean win rate over the opponents)"
+    )
+    final_games: int = _f(1000, "games per opponent in the final evaluation report (0: none)")
+
+
+@dataclass
+class WarmStartConfig:
+    """Behaviour cloning of a bot into the policy and the value before PPO."""
+
+    bot: str = _f("expert", f"the bot to clone; {NO_WARM_START!r}: no warm start, PPO starts from random weights")
+    games: int = _f(300, "games the bot plays for the demonstrations")
+    epochs: int = _f(4, "passes over the demonstrations")
+    learning_rate: float = _f(1e-3, "Adam learning rate of the cloning")
+    batch_size: int = _f(512, "decisions per gradient step of the cloning")
+
+    @property
+    def enabled(self) -> bool:
+        return self.bot != NO_WARM_START
+
+
+@dataclass
+class RLlibConfig:
+    """The rllib backend's own settings (its opponents' 'self' is a learning seat of the shared policy)."""
+
+    env_runners: int = _f(1, "env runner processes (0: sample in the learner's process)")
+    envs_per_env_runner: int = _f(8, "games each env runner steps side by side")
+    num_cpus: int = _f(0, "cores Ray may use (0: all)")
+    address: str = _f("", "the Ray cluster ('': a local Ray; 'auto': join the running cluster)")
+
+
+GROUPS = {
+    "env": EnvConfig,
+    "ppo": PPOConfig,
+    "league": LeagueConfig,
+    "evaluation": EvaluationConfig,
+    "warm_start": WarmStartConfig,
+    "rllib": RLlibConfig,
+}
+
+
+@dataclass
+class TrainConfig:
+    """MaskablePPO (or RLlib's PPO) against a league of bots and frozen past selves.
+
+    The defaults are the quick-start recipe: `skyjo train` with no config runs them. A YAML file
+    gives the top-level fields and, under a group's name, that group's fields; each is optional.
+    """
+
+    name: str = _f("ppo", "run name; the run folder is <runs_dir>/<name>-<timestamp>")
+    runs_dir: str = _f("runs", "where run folders are created")
+    total_timesteps: int = _f(1_000_000, "learner steps to train for (in total, across resumes)")
+    seed: int = _f(0, "seed of the model, the envs and the evaluations")
     backend: str = _f("sb3", "sb3 (stable-baselines3's MaskablePPO, one machine) or rllib (Ray RLlib, the rllib extra)")
-    rllib: dict[str, Any] = _f(
-        {},
-        "rllib backend: {env_runners: 1, envs_per_env_runner: 8, train_batch_size: 4096, minibatch_size: 512, "
-        "num_cpus: 0 (all), address: '' (a local Ray; 'auto' joins a running cluster)}; its opponents' 'self' "
-        "is a learning seat of the shared policy",
-    )
+    device: str = _f("auto", "'cpu', 'cuda' or 'auto'")
+    torch_threads: int = _f(0, "torch threads for the network (0: torch's default, one per core)")
+    checkpoint_every: int = _f(250_000, "steps between checkpoints (resume points)")
+    init_model: str = _f("", "start a new run from this model's weights (same network shape) instead of random ones")
+    env: EnvConfig = _group(EnvConfig, "the games")
+    ppo: PPOConfig = _group(PPOConfig, "PPO and the network")
+    league: LeagueConfig = _group(LeagueConfig, "the opponents")
+    evaluation: EvaluationConfig = _group(EvaluationConfig, "the evaluations")
+    warm_start: WarmStartConfig = _group(WarmStartConfig, "the warm start")
+    rllib: RLlibConfig = _group(RLlibConfig, "the rllib backend")
 
     def __post_init__(self) -> None:
-        def require(ok: bool, message: str) -> None:
-            if not ok:
-                raise ConfigError(message)
-
-        require(self.vec_env in VEC_ENVS, f"vec_env must be one of {list(VEC_ENVS)}, got {self.vec_env!r}")
-        require(self.device in ("cpu", "cuda", "auto"), f"device must be 'cpu', 'cuda' or 'auto', got {self.device!r}")
-        require(self.reward in REWARD_MODES, f"reward must be one of {list(REWARD_MODES)}, got {self.reward!r}")
-        require(self.episode in EPISODE_MODES, f"episode must be one of {list(EPISODE_MODES)}, got {self.episode!r}")
-        require(self.activation in ("tanh", "relu"), f"activation must be 'tanh' or 'relu', got {self.activation!r}")
-        for key in (
-            "total_timesteps",
-            "n_envs",
-            "n_steps",
-            "batch_size",
-            "n_epochs",
-            "eval_every",
-            "eval_games",
+        for group, cls in GROUPS.items():
+            if not isinstance(getattr(self, group), cls):
+                raise ConfigError(f"{group} must be a {cls.__name__}, got {type(getattr(self, group)).__name__}")
+        self._check_values()
+        self._check_tables()
+        self.league.schedule = self._checked_schedule()
+        self._check_warm_start()
+        self._check_backend()
+        for where, names in (
+            ("league.opponents", self.opponent_names()),
+            ("evaluation.opponents", set(self.evaluation.opponents)),
         ):
-            require(getattr(self, key) >= 1, f"{key} must be at least 1, got {getattr(self, key)}")
-        for key in ("pool_size", "snapshot_every", "checkpoint_every", "final_eval_games", "torch_threads"):
-            require(getattr(self, key) >= 0, f"{key} must be at least 0, got {getattr(self, key)}")
-        _check_weights("opponents", self.opponents)
-        require(
-            self.best_against == "" or self.best_against in self.eval_opponents,
-            f"best_against must be one of eval_opponents {self.eval_opponents}, got {self.best_against!r}",
+            for name in sorted(names):
+                _check_agent_name(where, name, self_play=where == "league.opponents")
+
+    def _check_values(self) -> None:
+        """Each field on its own: a choice among the known ones, a count in range."""
+        env, ppo, evaluation = self.env, self.ppo, self.evaluation
+        for key, value, options in (
+            ("env.vec_env", env.vec_env, list(VEC_ENVS)),
+            ("device", self.device, ["cpu", "cuda", "auto"]),
+            ("env.reward", env.reward, list(REWARD_MODES)),
+            ("env.episode", env.episode, list(EPISODE_MODES)),
+            ("env.observation", env.observation, list(OBSERVATIONS)),
+            ("ppo.activation", ppo.activation, ["tanh", "relu"]),
+            ("ppo.policy", ppo.policy, list(POLICIES)),
+            ("backend", self.backend, list(BACKENDS)),
+        ):
+            _require(value in options, f"{key} must be one of {options}, got {value!r}")
+        at_least = {
+            1: [
+                *("total_timesteps", "env.n_envs", "ppo.rollout_steps", "ppo.minibatch_size", "ppo.n_epochs"),
+                *("evaluation.every", "evaluation.games", "warm_start.games", "warm_start.epochs"),
+                *("warm_start.batch_size", "rllib.envs_per_env_runner"),
+            ],
+            0: [
+                *("league.pool_size", "league.snapshot_every", "checkpoint_every", "evaluation.final_games"),
+                *("torch_threads", "rllib.env_runners", "rllib.num_cpus"),
+            ],
+        }
+        for low, keys in at_least.items():
+            for key in keys:
+                value = self.value(key)
+                _require(value >= low, f"{key} must be at least {low}, got {value}")
+        _require(
+            self.warm_start.learning_rate > 0,
+            f"warm_start.learning_rate must be > 0, got {self.warm_start.learning_rate}",
         )
-        require(bool(self.eval_opponents), "eval_opponents must name at least one bot")
+        _check_weights("league.opponents", self.league.opponents)
+        _require(bool(evaluation.opponents), "evaluation.opponents must name at least one bot")
+        _require(
+            evaluation.best_against == "" or evaluation.best_against in evaluation.opponents,
+            f"evaluation.best_against must be one of evaluation.opponents {evaluation.opponents}, "
+            f"got {evaluation.best_against!r}",
+        )
+        _require(bool(ppo.seat_arch) and all(n >= 1 for n in ppo.seat_arch), "ppo.seat_arch needs layer sizes >= 1")
+
+    def _check_tables(self) -> None:
+        """The rules, the table sizes and the observation that can play them."""
+        env = self.env
         try:
             self.game_rules()
         except (TypeError, ValueError) as e:
-            raise ConfigError(f"rules: {e}") from None
-        require(
-            self.observation in OBSERVATIONS,
-            f"observation must be one of {list(OBSERVATIONS)}, got {self.observation!r}",
+            raise ConfigError(f"env.rules: {e}") from None
+        _require(
+            self.ppo.policy != "seats" or env.observation == SEATS_VERSION,
+            f"ppo.policy seats reads the {SEATS_VERSION} observation; set env.observation: {SEATS_VERSION}",
         )
-        require(self.policy in POLICIES, f"policy must be one of {list(POLICIES)}, got {self.policy!r}")
-        require(
-            self.policy != "seats" or self.observation == SEATS_VERSION,
-            f"policy seats reads the {SEATS_VERSION} observation; set observation: {SEATS_VERSION}",
-        )
-        require(bool(self.seat_arch) and all(n >= 1 for n in self.seat_arch), "seat_arch needs layer sizes >= 1")
-        for n in [*self.table_sizes, *self.eval_table_sizes]:
-            require(MIN_PLAYERS <= n <= MAX_PLAYERS, f"table sizes must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
-        if self.table_sizes:
-            _check_weights("table_sizes", {str(n): w for n, w in self.table_sizes.items()}, what="table size")
-            require(
-                self.observation == SEATS_VERSION,
-                f"several table sizes need observation: {SEATS_VERSION} (one layout for every size)",
+        for n in [*env.table_sizes, *self.evaluation.table_sizes]:
+            _require(MIN_PLAYERS <= n <= MAX_PLAYERS, f"table sizes must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
+        if env.table_sizes:
+            _check_weights("env.table_sizes", {str(n): w for n, w in env.table_sizes.items()}, what="table size")
+            _require(
+                env.observation == SEATS_VERSION,
+                f"several table sizes need env.observation: {SEATS_VERSION} (one layout for every size)",
             )
-        require(
-            self.observation == SEATS_VERSION or set(self.eval_table_sizes) <= {self.num_players},
-            f"evaluations at other table sizes than num_players need observation: {SEATS_VERSION}",
+            _require(
+                env.vec_env == "batch",
+                f"env.table_sizes needs env.vec_env: batch (the {env.vec_env} pipeline plays num_players only)",
+            )
+        _require(
+            env.observation == SEATS_VERSION or set(self.evaluation.table_sizes) <= {env.num_players},
+            f"evaluations at other table sizes than env.num_players need env.observation: {SEATS_VERSION}",
         )
-        self.warm_start = self._checked_warm_start()
-        self.schedule = self._checked_schedule()
-        require(self.backend in BACKENDS, f"backend must be one of {list(BACKENDS)}, got {self.backend!r}")
-        self.rllib = self._checked_rllib()
-        require(
-            not (self.warm_start and self.init_model),
-            "give warm_start or init_model, not both (the warm start would replace the weights of init_model): "
-            "add --warm-start '{}' to start from init_model",
-        )
-        require(
-            self.vec_env == "batch" or not any("opponents" in stage for stage in self.schedule),
-            f"a schedule that changes the opponents needs vec_env: batch (got {self.vec_env!r})",
-        )
-        require(
-            self.vec_env == "batch" or not self.table_sizes,
-            f"table_sizes needs vec_env: batch (the {self.vec_env} pipeline plays num_players only)",
-        )
-        for where, names in (
-            ("opponents", self.opponent_names()),
-            ("eval_opponents", set(self.eval_opponents)),
-        ):
-            for name in sorted(names):
-                _check_agent_name(where, name, self_play=where == "opponents")
 
-    def _checked_warm_start(self) -> dict[str, Any]:
-        """warm_start with its defaults filled in, or {} for none."""
-        if not self.warm_start:
-            return {}
-        unknown = sorted(set(self.warm_start) - set(WARM_START_TYPES))
-        if unknown:
-            raise ConfigError(f"warm_start: unknown key(s) {unknown}; known keys: {', '.join(WARM_START_TYPES)}")
-        if "bot" not in self.warm_start:
-            raise ConfigError("warm_start needs a bot to clone, e.g. warm_start: {bot: expert}")
-        values = {**WARM_START_DEFAULTS, **self.warm_start}
-        checked = {k: _check_type(f"warm_start.{k}", v, WARM_START_TYPES[k]) for k, v in values.items()}
-        bots = available_bots()
-        if checked["bot"] not in bots:
-            raise ConfigError(f"warm_start.bot must be one of {bots}, got {checked['bot']!r}")
-        for key in ("games", "epochs", "batch_size"):
-            if checked[key] < 1:
-                raise ConfigError(f"warm_start.{key} must be at least 1, got {checked[key]}")
-        if checked["learning_rate"] <= 0:
-            raise ConfigError(f"warm_start.learning_rate must be > 0, got {checked['learning_rate']}")
-        return checked
+    def _check_warm_start(self) -> None:
+        bots = [*available_bots(), NO_WARM_START]
+        _require(self.warm_start.bot in bots, f"warm_start.bot must be one of {bots}, got {self.warm_start.bot!r}")
+        _require(
+            not (self.warm_start.enabled and self.init_model),
+            "give a warm start or init_model, not both (the warm start would replace the weights of init_model): "
+            f"add --warm-start.bot {NO_WARM_START} to start from init_model",
+        )
 
-    def _checked_rllib(self) -> dict[str, Any]:
-        """The rllib group with its defaults filled in; for the rllib backend, what it cannot do is refused."""
-        unknown = sorted(set(self.rllib) - set(RLLIB_TYPES))
-        if unknown:
-            raise ConfigError(f"rllib: unknown key(s) {unknown}; known keys: {', '.join(RLLIB_TYPES)}")
-        values = {**RLLIB_DEFAULTS, **self.rllib}
-        checked = {k: _check_type(f"rllib.{k}", v, RLLIB_TYPES[k]) for k, v in values.items()}
-        for key, low in (
-            ("env_runners", 0),
-            ("envs_per_env_runner", 1),
-            ("train_batch_size", 1),
-            ("minibatch_size", 1),
-        ):
-            if checked[key] < low:
-                raise ConfigError(f"rllib.{key} must be at least {low}, got {checked[key]}")
-        if checked["num_cpus"] < 0:
-            raise ConfigError(f"rllib.num_cpus must be >= 0 (0: all cores), got {checked['num_cpus']}")
-        if self.backend == "rllib":
-            unsupported = {
-                "schedule": bool(self.schedule),
-                "table_sizes": bool(self.table_sizes),
-                "policy: seats": self.policy != "mlp",
-                f"observation: {SEATS_VERSION}": self.observation != "skyjo_v0",
-            }
-            given = [name for name, is_set in unsupported.items() if is_set]
-            if given:
-                raise ConfigError(f"the rllib backend does not take {', '.join(given)} (the sb3 backend does)")
-            if self.init_model and not self.init_model.endswith(".safetensors"):
-                raise ConfigError(
-                    f"with the rllib backend, init_model is a policy file (.safetensors), got {self.init_model}"
-                )
-        return checked
+    def _check_backend(self) -> None:
+        """What each backend needs of the rest, and what the rllib backend cannot do."""
+        if self.backend == "sb3":
+            _require(
+                self.ppo.rollout_steps % self.env.n_envs == 0,
+                f"ppo.rollout_steps ({self.ppo.rollout_steps}) must be a multiple of env.n_envs ({self.env.n_envs}): "
+                "each game plays rollout_steps / n_envs steps per rollout",
+            )
+            _require(
+                self.env.vec_env == "batch" or not any("opponents" in stage for stage in self.league.schedule),
+                f"a schedule that changes the opponents needs env.vec_env: batch (got {self.env.vec_env!r})",
+            )
+            return
+        unsupported = {
+            "league.schedule": bool(self.league.schedule),
+            "env.table_sizes": bool(self.env.table_sizes),
+            "ppo.policy: seats": self.ppo.policy != "mlp",
+            f"env.observation: {SEATS_VERSION}": self.env.observation != "skyjo_v0",
+        }
+        given = [name for name, is_set in unsupported.items() if is_set]
+        if given:
+            raise ConfigError(f"the rllib backend does not take {', '.join(given)} (the sb3 backend does)")
+        if self.init_model and not self.init_model.endswith(".safetensors"):
+            raise ConfigError(
+                f"with the rllib backend, init_model is a policy file (.safetensors), got {self.init_model}"
+            )
 
     def _checked_schedule(self) -> list[dict[str, Any]]:
-        hints = typing.get_type_hints(TrainConfig)
         previous = -1
         checked = []
-        for i, stage in enumerate(self.schedule):
-            where = f"schedule[{i}]"
+        for i, stage in enumerate(self.league.schedule):
+            where = f"league.schedule[{i}]"
+            if not isinstance(stage, dict):
+                raise ConfigError(f"{where} must be a mapping, got {stage!r}")
             unknown = sorted(set(stage) - {"from_step", *SCHEDULED})
             if unknown:
                 raise ConfigError(
@@ -294,7 +326,11 @@ class TrainConfig:
             if step <= previous:
                 raise ConfigError(f"{where}.from_step must be larger than the stage before's ({previous}), got {step}")
             previous = step
-            values = {k: _check_type(f"{where}.{k}", v, hints[k]) for k, v in stage.items() if k != "from_step"}
+            values = {
+                k: _check_type(f"{where}.{k}", v, typing.get_type_hints(GROUPS[SCHEDULED[k]])[k])
+                for k, v in stage.items()
+                if k != "from_step"
+            }
             if "opponents" in values:
                 _check_weights(f"{where}.opponents", values["opponents"])
             for key in ("learning_rate", "ent_coef"):
@@ -303,13 +339,27 @@ class TrainConfig:
             checked.append({"from_step": step, **values})
         return checked
 
+    def replaced(self, **changes: Any) -> TrainConfig:
+        """A checked copy with `changes`: top-level fields by name, a group's as a mapping of its fields
+        (`config.replaced(env={"vec_env": "subproc"}, total_timesteps=10)`)."""
+        return config_from_dict(merged(asdict(self), changes), "replaced")
+
+    def value(self, key: str) -> Any:
+        """A field by its dotted name: "seed", "ppo.n_epochs"."""
+        group, _, name = key.rpartition(".")
+        return getattr(getattr(self, group) if group else self, name)
+
     def stage_at(self, step: int) -> dict[str, Any]:
         """The scheduled values (opponents, learning_rate, ent_coef) that hold at `step`."""
-        values = {key: getattr(self, key) for key in SCHEDULED}
-        for stage in self.schedule:
+        values = {key: self.value(f"{group}.{key}") for key, group in SCHEDULED.items()}
+        for stage in self.league.schedule:
             if stage["from_step"] <= step:
                 values.update({k: v for k, v in stage.items() if k != "from_step"})
         return values
+
+    def sb3_n_steps(self) -> int:
+        """Steps each game plays per rollout (the sb3 backend)."""
+        return self.ppo.rollout_steps // self.env.n_envs
 
     def check_start(self) -> None:
         """What only a new run needs (a resume never reads init_model): init_model is a file."""
@@ -318,38 +368,38 @@ class TrainConfig:
 
     def check_resume(self, saved: TrainConfig) -> None:
         """Refuse overrides that a checkpoint cannot take: the fields that shape its network."""
-        fixed = ["backend", "policy", "net_arch", "seat_arch", "activation", "observation"]
-        if saved.observation != SEATS_VERSION:
-            fixed.append("num_players")  # the skyjo_v0 observation's size depends on it
-        changed = [key for key in fixed if getattr(self, key) != getattr(saved, key)]
+        fixed = ["backend", "ppo.policy", "ppo.net_arch", "ppo.seat_arch", "ppo.activation", "env.observation"]
+        if saved.env.observation != SEATS_VERSION:
+            fixed.append("env.num_players")  # the skyjo_v0 observation's size depends on it
+        changed = [key for key in fixed if self.value(key) != saved.value(key)]
         if changed:
-            was = ", ".join(f"{key}: {getattr(saved, key)!r}" for key in changed)
+            was = ", ".join(f"{key}: {saved.value(key)!r}" for key in changed)
             raise ConfigError(
                 f"a resumed run keeps its network: {', '.join(changed)} cannot change (the run has {was})"
             )
 
     def opponent_names(self) -> set[str]:
         """Every opponent the run may meet, over all its stages."""
-        names = set(self.opponents)
-        for stage in self.schedule:
+        names = set(self.league.opponents)
+        for stage in self.league.schedule:
             names.update(stage.get("opponents", {}))
         return names
 
     def sizes(self) -> list[int]:
         """The table sizes the run plays, in increasing order."""
-        return sorted(self.table_sizes) if self.table_sizes else [self.num_players]
+        return sorted(self.env.table_sizes) if self.env.table_sizes else [self.env.num_players]
 
     def eval_sizes(self) -> list[int]:
         """The table sizes of the evaluations."""
-        return sorted(self.eval_table_sizes) if self.eval_table_sizes else self.sizes()
+        return sorted(self.evaluation.table_sizes) if self.evaluation.table_sizes else self.sizes()
 
     def rules_for(self, num_players: int) -> Rules:
-        return Rules(num_players=num_players, **self.rules)
+        return Rules(num_players=num_players, **self.env.rules)
 
     def game_rules(self) -> Rules:
-        if "num_players" in self.rules:
-            raise ConfigError("set num_players at the top level of the config, not under rules")
-        return Rules(num_players=self.num_players, **self.rules)
+        if "num_players" in self.env.rules:
+            raise ConfigError("set num_players as env.num_players, not under env.rules")
+        return Rules(num_players=self.env.num_players, **self.env.rules)
 
     def eval_key(self, opponent: str, num_players: int) -> str:
         """How evaluations name a result: the bot, and "@size" when the run is evaluated at several sizes."""
@@ -359,7 +409,8 @@ class TrainConfig:
         """The number that picks best_model.zip among periodic evaluations: the win rate against
         `best_against` (default: every eval opponent), times the table size over 2 and averaged over
         the evaluated sizes when there are several (so that 1.0 is twice a fair share at every size)."""
-        opponents = [self.best_against] if self.best_against else self.eval_opponents
+        best = self.evaluation.best_against
+        opponents = [best] if best else self.evaluation.opponents
         sizes = self.eval_sizes()
         scale = (lambda n: 1.0) if len(sizes) == 1 else (lambda n: n / 2)
         values = [win_rates[self.eval_key(o, n)] * scale(n) for o in opponents for n in sizes]
@@ -378,6 +429,11 @@ class TrainConfig:
             f.flush()
             os.fsync(f.fileno())
         tmp.replace(path)
+
+
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise ConfigError(message)
 
 
 def _check_agent_name(where: str, name: str, self_play: bool) -> None:
@@ -406,9 +462,8 @@ def _check_weights(name: str, weights: dict[str, float], what: str = "opponent")
 
 
 # ---------------------------------------------------------------- loading
-def _check_type(name: str, value: Any, annotation: Any) -> Any:
-    """Return `value` converted to the field's type, or raise ConfigError naming the field."""
-    hint = typing.get_type_hints(TrainConfig)[name] if annotation is None else annotation
+def _check_type(name: str, value: Any, hint: Any) -> Any:
+    """Return `value` converted to the type `hint`, or raise ConfigError naming the field."""
     origin = typing.get_origin(hint)
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
@@ -432,27 +487,58 @@ def _check_type(name: str, value: Any, annotation: Any) -> Any:
                 raise ConfigError(f"{name} must map ints to {value_type.__name__}, got {value!r}")
             return {k: _check_type(f"{name}.{k}", v, value_type) for k, v in value.items()}
         return {str(k): _check_type(f"{name}.{k}", v, value_type) for k, v in value.items()}
-    if isinstance(hint, types.UnionType):  # pragma: no cover - no such field today
-        return value
     return value
 
 
-def config_from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
-    known = {f.name for f in fields(TrainConfig)}
+def _checked_fields(cls: type, data: Any, where: str) -> dict[str, Any]:
+    """`data`'s entries for the dataclass `cls`, each checked against its field's type; a group's
+    mapping becomes that group's dataclass. Unknown keys are an error that lists the known ones."""
+    prefix = f"{where}." if where else ""
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping of config keys, got {type(data).__name__}")
-    unknown = sorted(set(data) - known)
+        raise ConfigError(f"{where or 'the config'} must be a mapping of config keys, got {type(data).__name__}")
+    known = [f.name for f in fields(cls)]
+    unknown = sorted(set(data) - set(known), key=str)
     if unknown:
-        raise ConfigError(f"{source}: unknown config key(s) {unknown}; known keys: {', '.join(sorted(known))}")
-    values = {k: _check_type(k, v, None) for k, v in data.items()}
-    return TrainConfig(**values)
+        moved = [f"{k} is now {OLD_KEYS[k]}" for k in unknown if not where and k in OLD_KEYS]
+        hint = f" ({'; '.join(moved)})" if moved else ""
+        raise ConfigError(
+            f"unknown config key(s) {[f'{prefix}{k}' for k in unknown]}{hint}; known keys: {', '.join(known)}"
+        )
+    hints = typing.get_type_hints(cls)
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in GROUPS and not where:
+            out[key] = GROUPS[key](**_checked_fields(GROUPS[key], value, key))
+        else:
+            out[key] = _check_type(prefix + key, value, hints[key])
+    return out
+
+
+def config_from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
+    """A config from a mapping of top-level fields and groups (each group a mapping of its fields)."""
+    try:
+        return TrainConfig(**_checked_fields(TrainConfig, data, ""))
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from None
+
+
+def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """`base` with `overrides`: a group's entries replace that group's, one field at a time."""
+    out = dict(base)
+    for key, value in overrides.items():
+        if key in GROUPS and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
 
 
 def load_run_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """A run folder's `config.yaml` (every field written by `TrainConfig.save`), then the overrides.
 
     An empty, unreadable or cut file is refused with a `ConfigError` naming it: a resume never
-    fills a run's config in with defaults."""
+    fills a run's config in with defaults. A run folder of the flat config (before the groups) is
+    read in the groups' terms (`from_flat`)."""
     path = Path(path)
     try:
         loaded = yaml.safe_load(path.read_text())
@@ -460,13 +546,21 @@ def load_run_config(path: str | Path, overrides: dict[str, Any] | None = None) -
         raise ConfigError(f"{path} is damaged ({type(e).__name__}); a resume never replaces it with defaults") from None
     if not isinstance(loaded, dict) or not loaded:
         raise ConfigError(f"{path} is empty or not a mapping; a resume never replaces it with defaults")
-    missing = [f.name for f in fields(TrainConfig) if f.name not in loaded]
+    if is_flat(loaded):
+        flat_missing = [k for k in OLD_KEYS if k not in loaded]
+        if flat_missing:
+            raise ConfigError(
+                f"{path} lacks {', '.join(flat_missing)} (cut short, or written by another version): "
+                "a resume never fills them in with defaults; add them to the file to resume"
+            )
+        loaded = from_flat(loaded, str(path))
+    missing = [key for key in field_keys() if _lookup(loaded, key) is _ABSENT]
     if missing:
         raise ConfigError(
             f"{path} lacks {', '.join(missing)} (cut short, or written by another version): "
             "a resume never fills them in with defaults; add them to the file to resume"
         )
-    return config_from_dict({**loaded, **(overrides or {})}, str(path))
+    return config_from_dict(merged(loaded, overrides or {}), str(path))
 
 
 def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None) -> TrainConfig:
@@ -482,46 +576,158 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
             loaded = yaml.safe_load(path.read_text())
         except yaml.YAMLError as e:
             raise ConfigError(f"{path} is not valid YAML: {e}") from None
-        data.update(loaded or {})
-    data.update(overrides or {})
-    return config_from_dict(data, source)
+        if isinstance(loaded, dict) and is_flat(loaded):
+            raise ConfigError(
+                f"{path} is a flat config (before the groups): "
+                + "; ".join(f"{k} is now {OLD_KEYS[k]}" for k in loaded if k in OLD_KEYS and k != OLD_KEYS[k])
+            )
+        data = loaded or {}
+    return config_from_dict(merged(data, overrides or {}), source)
+
+
+_ABSENT = object()
+
+
+def _lookup(data: dict[str, Any], key: str) -> Any:
+    group, _, name = key.rpartition(".")
+    holder = data.get(group, {}) if group else data
+    return holder.get(name, _ABSENT) if isinstance(holder, dict) else _ABSENT
+
+
+def field_keys() -> list[str]:
+    """Every field's dotted name: "seed", ..., "env.num_players", ..."""
+    keys = []
+    for f in fields(TrainConfig):
+        if f.name in GROUPS:
+            keys += [f"{f.name}.{g.name}" for g in fields(GROUPS[f.name])]
+        else:
+            keys.append(f.name)
+    return keys
+
+
+# ------------------------------------------------- the flat config of before
+# Where each field of the flat config (one level, before the groups) lives now. n_steps and batch_size
+# (and rllib's train_batch_size and minibatch_size) became ppo.rollout_steps and ppo.minibatch_size.
+OLD_KEYS = {
+    **{k: k for k in ("name", "runs_dir", "total_timesteps", "seed", "device", "torch_threads")},
+    **{k: k for k in ("checkpoint_every", "init_model", "backend", "warm_start", "rllib")},
+    **{k: f"env.{k}" for k in ("num_players", "table_sizes", "observation", "rules", "reward", "episode")},
+    "n_envs": "env.n_envs",
+    "vec_env": "env.vec_env",
+    **{k: f"ppo.{k}" for k in ("learning_rate", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef")},
+    **{k: f"ppo.{k}" for k in ("vf_coef", "max_grad_norm", "policy", "net_arch", "seat_arch", "activation")},
+    "n_steps": "ppo.rollout_steps (= env.n_envs x n_steps)",
+    "batch_size": "ppo.minibatch_size",
+    **{k: f"league.{k}" for k in ("opponents", "pool_size", "snapshot_every", "schedule")},
+    "eval_every": "evaluation.every",
+    "eval_games": "evaluation.games",
+    "eval_opponents": "evaluation.opponents",
+    "eval_table_sizes": "evaluation.table_sizes",
+    "best_against": "evaluation.best_against",
+    "final_eval_games": "evaluation.final_games",
+}
+_OLD_ONLY = set(OLD_KEYS) - {f.name for f in fields(TrainConfig)}
+
+
+def is_flat(data: dict[str, Any]) -> bool:
+    """`data` is a config of the flat form: it has a top-level key that only that form has."""
+    return bool(_OLD_ONLY & set(data))
+
+
+def from_flat(old: dict[str, Any], source: str) -> dict[str, Any]:
+    """A whole flat config (a run folder's `config.yaml` from before the groups) in the groups' terms."""
+    new: dict[str, Any] = {group: {} for group in GROUPS}
+    for key, value in old.items():
+        if key not in OLD_KEYS:
+            raise ConfigError(f"{source}: unknown config key {key!r} in a flat config")
+        where = OLD_KEYS[key].split(" ")[0]
+        if key in ("n_steps", "batch_size", "warm_start", "rllib"):
+            continue
+        group, _, name = where.rpartition(".")
+        (new[group] if group else new)[name] = value
+    rllib = dict(old["rllib"] or {})
+    if old["backend"] == "rllib":  # its batch sizes were in the rllib group, with these defaults
+        new["ppo"]["rollout_steps"] = rllib.get("train_batch_size", 4096)
+        new["ppo"]["minibatch_size"] = rllib.get("minibatch_size", 512)
+    else:
+        new["ppo"]["rollout_steps"] = old["n_envs"] * old["n_steps"]
+        new["ppo"]["minibatch_size"] = old["batch_size"]
+    new["rllib"] = {
+        **asdict(RLlibConfig()),
+        **{k: v for k, v in rllib.items() if k in {f.name for f in fields(RLlibConfig)}},
+    }
+    warm = old["warm_start"] or {}
+    new["warm_start"] = (
+        {**asdict(WarmStartConfig()), **warm} if warm else {**asdict(WarmStartConfig()), "bot": NO_WARM_START}
+    )
+    return new
 
 
 # ------------------------------------------------------------------ CLI
+def _flag(key: str) -> str:
+    return "--" + key.replace("_", "-")
+
+
 def add_override_arguments(parser: argparse.ArgumentParser) -> None:
-    """One `--field-name VALUE` flag per config field (lists and mappings as YAML)."""
-    group = parser.add_argument_group("config overrides (each replaces the config file's value)")
-    hints = typing.get_type_hints(TrainConfig)
+    """One `--field-name VALUE` flag per field (`--ppo.learning-rate`: a group's field; lists and mappings
+    as YAML), and `--GROUP YAML` for several fields of a group at once."""
+    top = parser.add_argument_group("config overrides (each replaces the config file's value)")
     for f in fields(TrainConfig):
-        hint = hints[f.name]
-        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[operator]
-        kind = hint.__name__ if isinstance(hint, type) else "YAML"
+        if f.name in GROUPS:
+            continue
+        _add_flag(top, f.name, f, typing.get_type_hints(TrainConfig)[f.name])
+    for name, cls in GROUPS.items():
+        summary = (cls.__doc__ or "").splitlines()[0].rstrip(".")
+        group = parser.add_argument_group(f"{name}: {summary}")
         group.add_argument(
-            "--" + f.name.replace("_", "-"),
-            dest="override_" + f.name,
-            metavar=kind.upper(),
+            _flag(name),
+            dest=f"override_{name}",
+            metavar="YAML",
             default=None,
-            help=f"{f.metadata['help']} (default: {default!r})",
+            help=f"several of the fields below at once, e.g. {_flag(name)} '{{{fields(cls)[0].name}: ...}}'",
         )
+        hints = typing.get_type_hints(cls)
+        for f in fields(cls):
+            _add_flag(group, f"{name}.{f.name}", f, hints[f.name])
+
+
+def _add_flag(group: Any, key: str, f: Any, hint: Any) -> None:
+    default = f.default if f.default is not MISSING else f.default_factory()
+    kind = hint.__name__ if isinstance(hint, type) else "YAML"
+    group.add_argument(
+        _flag(key),
+        dest="override_" + key,
+        metavar=kind.upper(),
+        default=None,
+        help=f"{f.metadata['help']} (default: {default!r})",
+    )
 
 
 def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    hints = typing.get_type_hints(TrainConfig)
+    """The overrides given on the command line, as a config mapping (groups nested)."""
     out: dict[str, Any] = {}
-    for f in fields(TrainConfig):
-        text = getattr(args, "override_" + f.name, None)
+    for name in GROUPS:
+        text = getattr(args, f"override_{name}", None)
+        if text is not None:
+            out[name] = _parsed(_flag(name), text, dict)
+            if not isinstance(out[name], dict):
+                raise ConfigError(f"{_flag(name)}: expected a YAML mapping of {name}'s fields, got {text!r}")
+    for key in field_keys():
+        text = getattr(args, "override_" + key, None)
         if text is None:
             continue
-        hint = hints[f.name]
-        flag = "--" + f.name.replace("_", "-")
-        try:
-            if hint is str:
-                value: Any = text
-            elif hint in (int, float):
-                value = hint(text)
-            else:
-                value = yaml.safe_load(text)
-        except (ValueError, yaml.YAMLError) as e:
-            raise ConfigError(f"{flag}: cannot read {text!r} as {getattr(hint, '__name__', 'YAML')}: {e}") from None
-        out[f.name] = value
+        group, _, name = key.rpartition(".")
+        hint = typing.get_type_hints(GROUPS[group] if group else TrainConfig)[name]
+        (out.setdefault(group, {}) if group else out)[name] = _parsed(_flag(key), text, hint)
     return out
+
+
+def _parsed(flag: str, text: str, hint: Any) -> Any:
+    try:
+        if hint is str:
+            return text
+        if hint in (int, float):
+            return hint(text)
+        return yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as e:
+        raise ConfigError(f"{flag}: cannot read {text!r} as {getattr(hint, '__name__', 'YAML')}: {e}") from None

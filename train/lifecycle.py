@@ -22,7 +22,7 @@ def evaluate_model(model_path: Path, config: TrainConfig, games: int, seed: int)
     from train.evaluate import evaluate
 
     reports = {}
-    for opponent in config.eval_opponents:
+    for opponent in config.evaluation.opponents:
         for n in config.eval_sizes():
             agents = [str(model_path)] + [opponent] * (n - 1)
             reports[config.eval_key(opponent, n)] = evaluate(
@@ -46,7 +46,7 @@ def periodic_evaluation(
     selection score is the best so far (ties go to the later, longer-trained model); return the
     reports. Both files are gone after."""
     candidate = evaluated if candidate is None else candidate
-    reports = evaluate_model(evaluated, config, config.eval_games, seed=config.seed + steps)
+    reports = evaluate_model(evaluated, config, config.evaluation.games, seed=config.seed + steps)
     win_rates = {key: r["results"][0]["win_rate"] for key, r in reports.items()}
     row = {"step": steps, "time": time.time(), "win_rate": win_rates, "ep_rew_mean": ep_rew_mean}
     with open(run_dir / METRICS, "a") as f:  # a row cut by a stop is dropped by the resume (run_state)
@@ -65,9 +65,9 @@ def final_report(config: TrainConfig, run_dir: Path, model: Path) -> None:
     """The final evaluation of `model` (the run's best model) into eval.txt and eval.json."""
     from train.evaluate import format_report
 
-    if config.final_eval_games < 1:
+    if config.evaluation.final_games < 1:
         return
-    reports = evaluate_model(model, config, config.final_eval_games, seed=10_000 + config.seed)
+    reports = evaluate_model(model, config, config.evaluation.final_games, seed=10_000 + config.seed)
     text = "\n\n".join(f"best_model vs {opp}\n{format_report(r)}" for opp, r in reports.items())
     files.write_text(run_dir / "eval.txt", text + "\n")
     files.write_json(run_dir / "eval.json", reports)

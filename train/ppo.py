@@ -2,7 +2,7 @@
 
 Trains sb3-contrib's MaskablePPO against the config's opponent mix (bots and frozen past
 checkpoints): a warm start first (`train.warm_start`, behaviour cloning of a bot), then PPO
-on batched games (`vec_env: batch`, `skyjo_env.sb3.SkyjoVecEnv`; or SB3's vector envs of
+on batched games (`env.vec_env: batch`, `skyjo_env.sb3.SkyjoVecEnv`; or SB3's vector envs of
 `Skyjo-v0`), the schedule's stages applied as the steps pass. The run folder holds the
 resolved config, TensorBoard logs (tb/), checkpoints/ (resume points), pool/ (self-play
 snapshots, as policy files), metrics.jsonl (periodic evaluations), warm_start.json,
@@ -49,18 +49,19 @@ def make_env_factory(config: TrainConfig, pool_dir: Path, rank: int):
         from train.league import LeagueOpponent
 
         opponents = [
-            LeagueOpponent(config.opponents, pool_dir, config.pool_size) for _ in range(config.num_players - 1)
+            LeagueOpponent(config.league.opponents, pool_dir, config.league.pool_size)
+            for _ in range(config.env.num_players - 1)
         ]
         from stable_baselines3.common.monitor import Monitor
 
         env = Monitor(
             SkyjoEnv(
-                num_players=config.num_players,
+                num_players=config.env.num_players,
                 opponents=opponents,
-                reward=config.reward,
-                episode=config.episode,
-                observation=config.observation,
-                **config.rules,
+                reward=config.env.reward,
+                episode=config.env.episode,
+                observation=config.env.observation,
+                **config.env.rules,
             )
         )
         env.reset(seed=config.seed * 1000 + rank)
@@ -72,31 +73,31 @@ def make_env_factory(config: TrainConfig, pool_dir: Path, rank: int):
 def build_vec_env(config: TrainConfig, pool_dir: Path):
     """The rollout envs: `batch` (default) plays all `n_envs` games in this process, opponents in batches
     (`skyjo_env.sb3.SkyjoVecEnv`); `subproc` and `dummy` are SB3's vector envs of `Skyjo-v0` envs."""
-    if config.vec_env == "batch":
+    if config.env.vec_env == "batch":
         from skyjo_env.sb3 import SkyjoVecEnv
         from train.league import LeagueOpponent, ModelCache
 
-        cache = ModelCache(config.pool_size)  # one loaded copy of each snapshot, shared by every game
-        mix = config.opponents  # a schedule's stage replaces it at the first rollout (TrainingCallback)
+        cache = ModelCache(config.league.pool_size)  # one loaded copy of each snapshot, shared by every game
+        mix = config.league.opponents  # a schedule's stage replaces it at the first rollout (TrainingCallback)
 
         def opponents(i: int, n: int) -> list[LeagueOpponent]:
-            return [LeagueOpponent(mix, pool_dir, config.pool_size, cache) for _ in range(n - 1)]
+            return [LeagueOpponent(mix, pool_dir, config.league.pool_size, cache) for _ in range(n - 1)]
 
         env = SkyjoVecEnv(
-            config.n_envs,
-            num_players=config.table_sizes or config.num_players,
-            observation=config.observation,
+            config.env.n_envs,
+            num_players=config.env.table_sizes or config.env.num_players,
+            observation=config.env.observation,
             opponent_factory=opponents,
-            reward=config.reward,
-            episode=config.episode,
-            **config.rules,
+            reward=config.env.reward,
+            episode=config.env.episode,
+            **config.env.rules,
         )
         env.seed(config.seed * 1000)
         return env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    factories = [make_env_factory(config, pool_dir, i) for i in range(config.n_envs)]
-    if config.vec_env == "subproc" and config.n_envs > 1:
+    factories = [make_env_factory(config, pool_dir, i) for i in range(config.env.n_envs)]
+    if config.env.vec_env == "subproc" and config.env.n_envs > 1:
         return SubprocVecEnv(factories, start_method="fork" if sys.platform != "win32" else "spawn")
     return DummyVecEnv(factories)
 
@@ -113,29 +114,32 @@ def new_model(config: TrainConfig, env, run_dir: Path):
     import torch.nn as nn
     from sb3_contrib import MaskablePPO
 
-    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation]
+    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[config.ppo.activation]
     policy_kwargs: dict[str, Any] = {
-        "net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
+        "net_arch": {"pi": list(config.ppo.net_arch), "vf": list(config.ppo.net_arch)},
         "activation_fn": activation,
     }
-    if config.policy == "seats":
+    if config.ppo.policy == "seats":
         from train.seats_policy import SeatsExtractor
 
         policy_kwargs["features_extractor_class"] = SeatsExtractor
-        policy_kwargs["features_extractor_kwargs"] = {"seat_arch": list(config.seat_arch), "activation_fn": activation}
+        policy_kwargs["features_extractor_kwargs"] = {
+            "seat_arch": list(config.ppo.seat_arch),
+            "activation_fn": activation,
+        }
     return MaskablePPO(
         "MlpPolicy",
         env,
-        learning_rate=config.learning_rate,
-        n_steps=config.n_steps,
-        batch_size=config.batch_size,
-        n_epochs=config.n_epochs,
-        gamma=config.gamma,
-        gae_lambda=config.gae_lambda,
-        clip_range=config.clip_range,
-        ent_coef=config.ent_coef,
-        vf_coef=config.vf_coef,
-        max_grad_norm=config.max_grad_norm,
+        learning_rate=config.ppo.learning_rate,
+        n_steps=config.sb3_n_steps(),
+        batch_size=config.ppo.minibatch_size,
+        n_epochs=config.ppo.n_epochs,
+        gamma=config.ppo.gamma,
+        gae_lambda=config.ppo.gae_lambda,
+        clip_range=config.ppo.clip_range,
+        ent_coef=config.ppo.ent_coef,
+        vf_coef=config.ppo.vf_coef,
+        max_grad_norm=config.ppo.max_grad_norm,
         policy_kwargs=policy_kwargs,
         tensorboard_log=str(run_dir / "tb"),
         seed=config.seed,
@@ -186,7 +190,7 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
                 save_checkpoint(self.model, run_dir, state)
                 state.next_checkpoint = steps + config.checkpoint_every
             if steps >= state.next_eval:
-                state.next_eval = steps + config.eval_every
+                state.next_eval = steps + config.evaluation.every
                 self._evaluate()
             return True
 
@@ -195,7 +199,7 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             steps = self.model.num_timesteps
             network = network_from_model(self.model, f"{run_dir.name} step {steps}")
             save_policy(network, snapshot_path(run_dir, steps))
-            state.next_snapshot = steps + max(1, config.snapshot_every)
+            state.next_snapshot = steps + max(1, config.league.snapshot_every)
 
         def _evaluate(self) -> None:
             steps = self.model.num_timesteps
@@ -233,7 +237,9 @@ def snapshot_path(run_dir: Path, steps: int) -> Path:
 
 def uses_self_play(config: TrainConfig) -> bool:
     """The opponent mix includes frozen past checkpoints, now or at a later stage of the schedule."""
-    return config.opponents.get(SELF, 0) > 0 or any(s.get("opponents", {}).get(SELF, 0) > 0 for s in config.schedule)
+    return config.league.opponents.get(SELF, 0) > 0 or any(
+        s.get("opponents", {}).get(SELF, 0) > 0 for s in config.league.schedule
+    )
 
 
 def save_checkpoint(model, run_dir: Path, state: RunState) -> None:
@@ -301,7 +307,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
             except (ValueError, RuntimeError, KeyError) as e:
                 raise ConfigError(f"init_model {config.init_model} does not fit this config's network: {e}") from None
             print(f"starting from the weights of {config.init_model}")
-        if config.warm_start:
+        if config.warm_start.enabled:
             warm_start(model, config, run_dir)
     remaining = config.total_timesteps - model.num_timesteps
     interrupted = False
@@ -347,23 +353,23 @@ def warm_start(model, config: TrainConfig, run_dir: Path) -> None:
 
     spec = config.warm_start
     demos = demonstrations(
-        spec["bot"],
-        spec["games"],
+        spec.bot,
+        spec.games,
         {n: config.rules_for(n) for n in config.sizes()},
-        weights=[config.table_sizes.get(n, 1.0) for n in config.sizes()],
-        observation=config.observation,
+        weights=[config.env.table_sizes.get(n, 1.0) for n in config.sizes()],
+        observation=config.env.observation,
         seed=config.seed,
-        reward=config.reward,
-        episode=config.episode,
-        gamma=config.gamma,
+        reward=config.env.reward,
+        episode=config.env.episode,
+        gamma=config.ppo.gamma,
     )
     report = clone(
         sb3_target(model),
         demos,
-        epochs=spec["epochs"],
-        learning_rate=spec["learning_rate"],
-        batch_size=spec["batch_size"],
+        epochs=spec.epochs,
+        learning_rate=spec.learning_rate,
+        batch_size=spec.batch_size,
         seed=config.seed,
     )
-    print(f"warm start from {spec['bot']}: {report}")
-    files.write_json(run_dir / "warm_start.json", {"bot": spec["bot"], **report.as_dict()})
+    print(f"warm start from {spec.bot}: {report}")
+    files.write_json(run_dir / "warm_start.json", {"bot": spec.bot, **report.as_dict()})

@@ -53,11 +53,11 @@ def shared_policy(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
 
 def env_config(config: TrainConfig) -> dict[str, Any]:
     return {
-        "num_players": config.num_players,
-        "rules": dict(config.rules),
-        "reward": config.reward,
-        "episode": config.episode,
-        "opponents": dict(config.opponents),
+        "num_players": config.env.num_players,
+        "rules": dict(config.env.rules),
+        "reward": config.env.reward,
+        "episode": config.env.episode,
+        "opponents": dict(config.league.opponents),
     }
 
 
@@ -73,8 +73,8 @@ def algorithm_config(config: TrainConfig) -> Any:
     module = RLModuleSpec(
         module_class=MaskedPPOTorchRLModule,
         model_config={
-            "fcnet_hiddens": list(config.net_arch),
-            "fcnet_activation": config.activation,
+            "fcnet_hiddens": list(config.ppo.net_arch),
+            "fcnet_activation": config.ppo.activation,
             "vf_share_layers": False,
         },
     )
@@ -85,18 +85,18 @@ def algorithm_config(config: TrainConfig) -> Any:
         .environment(SkyjoMultiAgentEnv, env_config=env_config(config), disable_env_checking=True)
         .multi_agent(policies={MODULE}, policy_mapping_fn=shared_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE: module}))
-        .env_runners(num_env_runners=rl["env_runners"], num_envs_per_env_runner=rl["envs_per_env_runner"])
+        .env_runners(num_env_runners=rl.env_runners, num_envs_per_env_runner=rl.envs_per_env_runner)
         .training(
-            lr=config.learning_rate,
-            gamma=config.gamma,
-            lambda_=config.gae_lambda,
-            clip_param=config.clip_range,
-            entropy_coeff=config.ent_coef,
-            vf_loss_coeff=config.vf_coef,
-            grad_clip=config.max_grad_norm,
-            train_batch_size_per_learner=rl["train_batch_size"],
-            minibatch_size=rl["minibatch_size"],
-            num_epochs=config.n_epochs,
+            lr=config.ppo.learning_rate,
+            gamma=config.ppo.gamma,
+            lambda_=config.ppo.gae_lambda,
+            clip_param=config.ppo.clip_range,
+            entropy_coeff=config.ppo.ent_coef,
+            vf_loss_coeff=config.ppo.vf_coef,
+            grad_clip=config.ppo.max_grad_norm,
+            train_batch_size_per_learner=config.ppo.rollout_steps,
+            minibatch_size=config.ppo.minibatch_size,
+            num_epochs=config.ppo.n_epochs,
         )
         .debugging(seed=config.seed)
     )
@@ -112,12 +112,12 @@ def _layer_keys(hidden: int) -> tuple[list[str], list[str]]:
 
 def network_from_weights(weights: dict[str, Any], config: TrainConfig, info: dict[str, Any]) -> PolicyNetwork:
     """The shared module's actor as a policy file's network (`mlp` over `skyjo_v0`)."""
-    actor, _ = _layer_keys(len(config.net_arch))
+    actor, _ = _layer_keys(len(config.ppo.net_arch))
     layers = [
         (np.asarray(weights[f"{key}.weight"], np.float32), np.asarray(weights[f"{key}.bias"], np.float32))
         for key in actor
     ]
-    return PolicyNetwork(layers, config.activation, [config.num_players], OBSERVATION_VERSION, "mlp", info)
+    return PolicyNetwork(layers, config.ppo.activation, [config.env.num_players], OBSERVATION_VERSION, "mlp", info)
 
 
 def _set_module_weights(algo: Any, update: dict[str, np.ndarray]) -> None:
@@ -140,24 +140,26 @@ def _init_network(config: TrainConfig) -> PolicyNetwork:
         network = load_policy(config.init_model)
     except ModelLoadError as e:
         raise ConfigError(f"init_model: {e}") from None
-    wanted = {"observation": OBSERVATION_VERSION, "activation": config.activation, "architecture": "mlp"}
+    wanted = {"observation": OBSERVATION_VERSION, "activation": config.ppo.activation, "architecture": "mlp"}
     for key, value in wanted.items():
         if getattr(network, key) != value:
             raise ConfigError(
                 f"init_model {config.init_model} has {key} {getattr(network, key)!r}; this run needs {value!r}"
             )
-    if config.num_players not in network.players:
+    if config.env.num_players not in network.players:
         raise ConfigError(
-            f"init_model {config.init_model} plays {list(network.players)} players, not {config.num_players}"
+            f"init_model {config.init_model} plays {list(network.players)} players, not {config.env.num_players}"
         )
     return network
 
 
 def _actor_update(network: PolicyNetwork, config: TrainConfig) -> dict[str, np.ndarray]:
-    actor, _ = _layer_keys(len(config.net_arch))
+    actor, _ = _layer_keys(len(config.ppo.net_arch))
     policy = network.groups["policy"]  # a value head, if the file has one, is not the actor's
     if len(policy) != len(actor):
-        raise ConfigError(f"init_model has {len(policy)} policy layers; net_arch {config.net_arch} needs {len(actor)}")
+        raise ConfigError(
+            f"init_model has {len(policy)} policy layers; net_arch {config.ppo.net_arch} needs {len(actor)}"
+        )
     update = {}
     for key, (w, b) in zip(actor, policy):
         update[f"{key}.weight"], update[f"{key}.bias"] = w, b
@@ -173,10 +175,10 @@ def warm_start(algo: Any, config: TrainConfig, run_dir: Path) -> None:
 
     spec = config.warm_start
     demos = demonstrations(
-        spec["bot"], spec["games"], config.game_rules(), seed=config.seed, reward=config.reward,
-        episode=config.episode, gamma=config.gamma,
+        spec.bot, spec.games, config.game_rules(), seed=config.seed, reward=config.env.reward,
+        episode=config.env.episode, gamma=config.ppo.gamma,
     )  # fmt: skip
-    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation]
+    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[config.ppo.activation]
 
     def mlp(sizes: list[int]) -> nn.Sequential:
         layers: list[nn.Module] = []
@@ -186,8 +188,8 @@ def warm_start(algo: Any, config: TrainConfig, run_dir: Path) -> None:
                 layers.append(activation())
         return nn.Sequential(*layers)
 
-    size = observation_size(config.num_players)
-    actor, critic = mlp([size, *config.net_arch, 26]), mlp([size, *config.net_arch, 1])
+    size = observation_size(config.env.num_players)
+    actor, critic = mlp([size, *config.ppo.net_arch, 26]), mlp([size, *config.ppo.net_arch, 1])
     both = nn.ModuleList([actor, critic])
     target = CloneTarget(
         logits=actor,
@@ -197,10 +199,10 @@ def warm_start(algo: Any, config: TrainConfig, run_dir: Path) -> None:
         device=torch.device("cpu"),
     )
     report = clone(
-        target, demos, epochs=spec["epochs"], learning_rate=spec["learning_rate"], batch_size=spec["batch_size"],
+        target, demos, epochs=spec.epochs, learning_rate=spec.learning_rate, batch_size=spec.batch_size,
         seed=config.seed,
     )  # fmt: skip
-    actor_keys, critic_keys = _layer_keys(len(config.net_arch))
+    actor_keys, critic_keys = _layer_keys(len(config.ppo.net_arch))
     update = {}
     for keys, net in ((actor_keys, actor), (critic_keys, critic)):
         linears = [m for m in net if isinstance(m, nn.Linear)]
@@ -208,8 +210,8 @@ def warm_start(algo: Any, config: TrainConfig, run_dir: Path) -> None:
             update[f"{key}.weight"] = layer.weight.detach().numpy().copy()
             update[f"{key}.bias"] = layer.bias.detach().numpy().copy()
     _set_module_weights(algo, update)
-    print(f"warm start from {spec['bot']}: {report}")
-    files.write_json(run_dir / "warm_start.json", {"bot": spec["bot"], **report.as_dict()})
+    print(f"warm start from {spec.bot}: {report}")
+    files.write_json(run_dir / "warm_start.json", {"bot": spec.bot, **report.as_dict()})
 
 
 # ------------------------------------------------------------------ run
@@ -233,7 +235,7 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
     from tqdm import tqdm
 
     rl = config.rllib
-    address = address or rl["address"] or None
+    address = address or rl.address or None
     checkpoint = run_dir / "checkpoints" / CHECKPOINT
     swapped_out = checkpoint.with_name(CHECKPOINT + ".old")
     if resume and not checkpoint.exists() and swapped_out.exists():  # stopped between the two renames of a save
@@ -248,7 +250,7 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
     init = _init_network(config) if config.init_model and not resume else None  # refused before Ray starts
     ray.init(
         address=address,
-        num_cpus=None if address or not rl["num_cpus"] else rl["num_cpus"],
+        num_cpus=None if address or not rl.num_cpus else rl.num_cpus,
         include_dashboard=False,
         ignore_reinit_error=True,
         log_to_driver=False,
@@ -267,7 +269,7 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
         elif init is not None:
             _set_module_weights(algo, _actor_update(init, config))
             print(f"starting from the weights of {config.init_model}")
-        elif config.warm_start:
+        elif config.warm_start.enabled:
             warm_start(algo, config, run_dir)
         interrupted = False
 
@@ -329,7 +331,7 @@ def _checkpoint(algo: Any, run_dir: Path, state: Any, steps: int) -> None:
 
 
 def _evaluate(algo: Any, config: TrainConfig, run_dir: Path, state: RunState, steps: int, bar: Any) -> None:
-    state.next_eval = steps + config.eval_every
+    state.next_eval = steps + config.evaluation.every
     candidate = export(algo, config, run_dir / "checkpoints" / "eval_candidate.safetensors", steps, run_dir)
     reports = periodic_evaluation(config, run_dir, state, steps, candidate, run_dir / BEST_MODEL)
     win_rates = {k: r["results"][0]["win_rate"] for k, r in reports.items()}

@@ -30,7 +30,7 @@ def test_the_rllib_backend_without_ray_names_the_extra(tmp_path):
 def test_init_model_must_fit_the_run_and_is_checked_before_ray_starts(tmp_path):
     from agents.model_file import PolicyNetwork, save_policy
     from skyjo_env.observation import OBSERVATION_VERSION, observation_size
-    from train.config import ConfigError, TrainConfig
+    from train.config import NO_WARM_START, ConfigError, TrainConfig
     from train.rllib_train import _init_network
 
     rng = np.random.default_rng(0)
@@ -38,16 +38,16 @@ def test_init_model_must_fit_the_run_and_is_checked_before_ray_starts(tmp_path):
     layers = [(rng.normal(size=(8, size)).astype(np.float32), np.zeros(8, np.float32)),
               (rng.normal(size=(26, 8)).astype(np.float32), np.zeros(26, np.float32))]  # fmt: skip
     relu = save_policy(PolicyNetwork(layers, "relu", [2], OBSERVATION_VERSION), tmp_path / "relu.safetensors")
-    config = TrainConfig(backend="rllib", init_model=str(relu), warm_start={}, net_arch=[8])
+    config = TrainConfig().replaced(
+        backend="rllib", init_model=str(relu), warm_start={"bot": NO_WARM_START}, ppo={"net_arch": [8]}
+    )
     with pytest.raises(ConfigError, match="has activation 'relu'; this run needs 'tanh'"):
         _init_network(config)
-    assert _init_network(
-        TrainConfig(backend="rllib", init_model=str(relu), warm_start={}, net_arch=[8], activation="relu")
-    )
+    assert _init_network(config.replaced(ppo={"net_arch": [8], "activation": "relu"}))
     broken = tmp_path / "broken.safetensors"
     broken.write_bytes(b"not a policy file")
     with pytest.raises(ConfigError, match="^init_model: "):
-        _init_network(TrainConfig(backend="rllib", init_model=str(broken), warm_start={}))
+        _init_network(config.replaced(init_model=str(broken)))
 
 
 def test_a_checkpoint_is_swapped_in_whole_even_after_a_stop_mid_swap(tmp_path):
@@ -171,16 +171,12 @@ def test_a_short_rllib_run_exports_a_policy_file_that_plays(tmp_path):
         "backend": "rllib",
         "runs_dir": str(tmp_path / "runs"),
         "total_timesteps": 2000,
-        "opponents": {"self": 0.5, "greedy": 0.5},
-        "net_arch": [32, 32],
-        "n_epochs": 1,
-        "warm_start": {"bot": "greedy", "games": 3, "epochs": 1},
-        "rllib": {"env_runners": 1, "envs_per_env_runner": 2, "train_batch_size": 500, "minibatch_size": 250},
-        "eval_every": 1000,
-        "eval_games": 4,
-        "eval_opponents": ["random"],
         "checkpoint_every": 1000,
-        "final_eval_games": 4,
+        "league": {"opponents": {"self": 0.5, "greedy": 0.5}},
+        "ppo": {"net_arch": [32, 32], "n_epochs": 1, "rollout_steps": 500, "minibatch_size": 250},
+        "warm_start": {"bot": "greedy", "games": 3, "epochs": 1},
+        "rllib": {"env_runners": 1, "envs_per_env_runner": 2},
+        "evaluation": {"every": 1000, "games": 4, "opponents": ["random"], "final_games": 4},
     }
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(config))
     done = subprocess.run(

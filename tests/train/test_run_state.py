@@ -243,9 +243,11 @@ def test_kill_9_at_random_moments_never_breaks_a_resume(tmp_path):
 
     from agents.model_file import load_policy
     from tests.train.test_train import TINY
+    from train.config import merged
 
-    config = {**TINY, "total_timesteps": 3072, "checkpoint_every": 128, "eval_every": 256, "snapshot_every": 128}
-    config.update(eval_games=2, final_eval_games=2, n_steps=64, runs_dir="runs")
+    config = merged(TINY, {"total_timesteps": 3072, "checkpoint_every": 128, "runs_dir": "runs"})
+    config = merged(config, {"evaluation": {"every": 256, "games": 2, "final_games": 2}, "ppo": {"rollout_steps": 128}})
+    config = merged(config, {"league": {"snapshot_every": 128}})
     (tmp_path / "kill.yaml").write_text(yaml.safe_dump(config))
     moments = random.Random(0)
 

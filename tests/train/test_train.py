@@ -17,26 +17,20 @@ from agents.ppo_bot import ModelLoadError, PolicyBot
 from skyjo_env.engine import Rules, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from tests.helpers import plays_a_legal_game
+from train.config import NO_WARM_START, merged
 from train.plot import end_to_end
 from train.run_state import read_sb3_state, sha256
 
 TINY = {
     "name": "tiny",
     "total_timesteps": 512,
-    "n_envs": 2,
-    "n_steps": 128,
-    "batch_size": 64,
-    "n_epochs": 1,
-    "net_arch": [32, 32],
-    "eval_every": 256,
-    "eval_games": 6,
-    "eval_opponents": ["random", "greedy"],
     "checkpoint_every": 256,
-    "snapshot_every": 256,
-    "opponents": {"random": 0.5, "self": 0.5},
-    "final_eval_games": 6,
-    "warm_start": {"bot": "expert", "games": 2, "epochs": 1},
     "device": "cpu",
+    "env": {"n_envs": 2},
+    "ppo": {"rollout_steps": 256, "minibatch_size": 64, "n_epochs": 1, "net_arch": [32, 32]},
+    "evaluation": {"every": 256, "games": 6, "opponents": ["random", "greedy"], "final_games": 6},
+    "league": {"snapshot_every": 256, "opponents": {"random": 0.5, "self": 0.5}},
+    "warm_start": {"bot": "expert", "games": 2, "epochs": 1},
 }
 
 
@@ -81,7 +75,7 @@ def test_a_run_folder_has_everything(tiny_run):
     assert list((tiny_run / "pool").glob("*.safetensors")), "self-play snapshots, as policy files"
     assert list((tiny_run / "tb").rglob("events.out.tfevents.*")), "TensorBoard events"
     config = yaml.safe_load((tiny_run / "config.yaml").read_text())
-    assert config["total_timesteps"] == 512 and config["opponents"] == {"random": 0.5, "self": 0.5}
+    assert config["total_timesteps"] == 512 and config["league"]["opponents"] == {"random": 0.5, "self": 0.5}
     report = json.loads((tiny_run / "eval.json").read_text())
     assert set(report) == {"random", "greedy"}
     assert report["random"]["games"] == 6 and len(report["random"]["results"]) == 2
@@ -105,13 +99,14 @@ def test_resume_continues_from_the_checkpoint(tiny_run):
 
 @pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_a_new_run_can_start_from_a_models_weights(tiny_run, tmp_path):
-    config = {**TINY, "total_timesteps": 256, "final_eval_games": 2, "eval_games": 2, "opponents": {"random": 1.0}}
-    config.update(warm_start={}, runs_dir=str(tmp_path / "runs"), init_model=str(tiny_run / "final_model.zip"))
+    config = merged(TINY, {"total_timesteps": 256, "league": {"opponents": {"random": 1.0}}})
+    config = merged(config, {"evaluation": {"final_games": 2, "games": 2}, "warm_start": {"bot": NO_WARM_START}})
+    config.update(runs_dir=str(tmp_path / "runs"), init_model=str(tiny_run / "final_model.zip"))
     (tmp_path / "warm.yaml").write_text(yaml.safe_dump(config))
     done = skyjo("train", "--config", "warm.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"starting from the weights of {tiny_run / 'final_model.zip'}" in done.stdout
-    config.update(net_arch=[16])
+    config = merged(config, {"ppo": {"net_arch": [16]}})
     (tmp_path / "wrong.yaml").write_text(yaml.safe_dump(config))
     done = skyjo("train", "--config", "wrong.yaml", cwd=tmp_path)
     assert done.returncode == 2 and "does not fit this config's network" in done.stderr
@@ -239,11 +234,11 @@ def test_bad_training_config_is_a_clear_cli_error(tmp_path):
 def test_a_resume_that_would_change_the_network_leaves_the_run_as_it_was(tmp_path):
     from train.config import TrainConfig
 
-    saved = TrainConfig(net_arch=[32, 32]).to_yaml()
+    saved = TrainConfig().replaced(ppo={"net_arch": [32, 32]}).to_yaml()
     (tmp_path / "config.yaml").write_text(saved)
-    done = skyjo("train", "--resume", str(tmp_path), "--net-arch", "[64]", cwd=tmp_path)
+    done = skyjo("train", "--resume", str(tmp_path), "--ppo.net-arch", "[64]", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "a resumed run keeps its network: net_arch cannot change" in done.stderr
+    assert "a resumed run keeps its network: ppo.net_arch cannot change" in done.stderr
     assert (tmp_path / "config.yaml").read_text() == saved
 
 
@@ -253,7 +248,8 @@ def test_ctrl_c_saves_a_checkpoint_that_resumes(tmp_path):
     import signal
     import time
 
-    config = {**TINY, "total_timesteps": 10**7, "eval_every": 10**7, "checkpoint_every": 10**7, "runs_dir": "runs"}
+    config = merged(TINY, {"total_timesteps": 10**7, "evaluation": {"every": 10**7}, "checkpoint_every": 10**7})
+    config["runs_dir"] = "runs"
     (tmp_path / "long.yaml").write_text(yaml.safe_dump(config))
     proc = subprocess.Popen(
         [sys.executable, "-m", "skyjo_env", "train", "--config", "long.yaml"],
@@ -283,12 +279,13 @@ def test_ctrl_c_saves_a_checkpoint_that_resumes(tmp_path):
     assert steps > 0 and (run / "checkpoints" / "latest.zip").exists()
 
 
-def _in_process_run(tmp_path: Path, **overrides):
+def _in_process_run(tmp_path: Path, **changes):
     """TINY with `overrides`, short evaluations and snapshots every 128 steps: (config, new run folder, overrides)."""
     from train.config import load_config
     from train.ppo import new_run_dir
 
-    overrides = {**TINY, "snapshot_every": 128, "final_eval_games": 2, "eval_games": 2, **overrides}
+    overrides = merged(TINY, {"league": {"snapshot_every": 128}, "evaluation": {"final_games": 2, "games": 2}})
+    overrides = merged(overrides, changes)
     overrides["runs_dir"] = str(tmp_path / "runs")
     config = load_config(None, overrides)
     return config, new_run_dir(config), overrides
@@ -299,8 +296,11 @@ def test_train_in_process_writes_a_run_folder_that_resumes(tmp_path):
     from train.config import load_config
     from train.ppo import train
 
-    overrides = {"total_timesteps": 256, "n_envs": 1, "vec_env": "dummy", "n_steps": 128, "eval_every": 128}
-    config, run, overrides = _in_process_run(tmp_path, checkpoint_every=128, **overrides)
+    config, run, overrides = _in_process_run(
+        tmp_path,
+        total_timesteps=256, checkpoint_every=128,
+        env={"n_envs": 1, "vec_env": "dummy"}, ppo={"rollout_steps": 128}, evaluation={"every": 128},
+    )  # fmt: skip
     final = train(config, run)
     assert final.is_file()
     for name in ("config.yaml", "best_model.zip", "eval.txt", "eval.json", "metrics.jsonl"):
@@ -322,10 +322,12 @@ def test_the_batch_pipeline_with_a_warm_start_and_a_schedule(tmp_path, capsys):
 
     config, run, _ = _in_process_run(
         tmp_path,
-        total_timesteps=512, vec_env="batch", n_envs=8, n_steps=32, eval_every=512,
-        opponents={"greedy": 1.0},
+        total_timesteps=512, env={"vec_env": "batch", "n_envs": 8}, evaluation={"every": 512},
+        league={
+            "opponents": {"greedy": 1.0},
+            "schedule": [{"from_step": 256, "opponents": {"self": 1.0}, "learning_rate": 1e-5, "ent_coef": 0.0}],
+        },
         warm_start={"bot": "expert", "games": 4, "epochs": 1},
-        schedule=[{"from_step": 256, "opponents": {"self": 1.0}, "learning_rate": 1e-5, "ent_coef": 0.0}],
     )  # fmt: skip
     train(config, run)
     out = capsys.readouterr().out
@@ -348,14 +350,12 @@ def _recipe_run(tmp_path, name: str, **overrides) -> Path:
     configs = Path(__file__).resolve().parents[2] / "configs"
     short = {
         "total_timesteps": 8192,
-        "warm_start": {"bot": "expert", "games": 2, "epochs": 1},
-        "eval_every": 10**9,
-        "eval_games": 2,
-        "final_eval_games": 2,
-        "snapshot_every": 4096,
+        "warm_start": {"games": 2, "epochs": 1},
+        "evaluation": {"every": 10**9, "games": 2, "final_games": 2},
+        "league": {"snapshot_every": 4096},
         "runs_dir": str(tmp_path / "runs"),
-        **overrides,
     }
+    short = merged(short, overrides)
     config = load_config(configs / f"{name}.yaml", short)
     run = new_run_dir(config)
     train(config, run)
@@ -371,7 +371,7 @@ def test_the_2_player_recipe_runs_a_few_thousand_steps(tmp_path):
 
 @pytest.mark.slow  # the seats network at every table size: a minute
 def test_the_every_size_recipe_runs_a_few_thousand_steps(tmp_path):
-    run = _recipe_run(tmp_path, "ppo_all_sizes", eval_table_sizes=[3, 8])
+    run = _recipe_run(tmp_path, "ppo_all_sizes", evaluation={"table_sizes": [3, 8]})
     network = load_policy(run / "final_model.safetensors")
     assert network.architecture == "seats" and network.players == (2, 3, 4, 5, 6, 7, 8)
     for n in (2, 5, 8):
