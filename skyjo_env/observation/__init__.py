@@ -51,7 +51,8 @@ Each env and `PolicyBot` keeps its own.
 ## Adding a piece
 1. `spec.PIECES`: its name, shape, meaning and bounds (offsets, sizes, bounds, the size
    formula and the doc table follow).
-2. `PyEncoder.encode`: write it (at `layout(n).offsets[name]`).
+2. `PyEncoder.encode_fields` (its `_write_onehots` or `_write_numbers`): write it (at
+   `layout(n).offsets[name]`).
 3. `_cencode.c` (a `P_...` offset and the writing) and `cencoder._C_PIECES` (the same name,
    in the enum's order): `CEncoder` refuses a layout whose pieces differ from `_C_PIECES`.
 4. `tests/envs/test_observation.py`: a scenario that checks what the piece holds.

@@ -16,7 +16,7 @@ import numpy as np
 from skyjo_env.engine.actions import NUM_SLOTS
 from skyjo_env.engine.cards import CARD_COUNTS, DECK_SIZE, MIN_VALUE, NUM_VALUES
 from skyjo_env.engine.state import FACE_UP, HIDDEN, REMOVED, GameState
-from skyjo_env.observation.base import StateEncoding, state_fields
+from skyjo_env.observation.base import Fields, StateEncoding, state_fields
 from skyjo_env.observation.spec import (
     CELL_CODES,
     HIDDEN_CODE,
@@ -114,35 +114,9 @@ class CEncoder(StateEncoding):
         self._size = layout(num_players).size  # checks num_players
         self._params = _c_params(num_players)
 
-    def encode(
-        self,
-        observer: int,
-        grid_values: Sequence[Sequence[int]],
-        grid_status: Sequence[Sequence[int]],
-        discard_pile: Sequence[int],
-        held_card: int | None,
-        held_from: int,
-        phase: int,
-        to_play: int | None,
-        draw_pile_size: int,
-        round_ender: int | None,
-        totals: Sequence[int],
-    ) -> np.ndarray:
-        """As `PyEncoder.encode`."""
-        return _cencode.encode(
-            self._params,
-            observer,
-            grid_values,
-            grid_status,
-            discard_pile,
-            held_card,
-            held_from,
-            phase,
-            to_play,
-            draw_pile_size,
-            round_ender,
-            totals,
-        )
+    def encode_fields(self, fields: Fields) -> np.ndarray:
+        """As `PyEncoder.encode_fields`."""
+        return _cencode.encode(self._params, *fields)
 
     def encode_states(self, states: Sequence[GameState], seats: Sequence[int], out: np.ndarray) -> np.ndarray:
         """As `StateEncoding.encode_states`, in one call of the C extension (`out` must be C-contiguous)."""

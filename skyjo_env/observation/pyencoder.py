@@ -20,7 +20,7 @@ import numpy as np
 from skyjo_env.engine.actions import NUM_SLOTS
 from skyjo_env.engine.cards import CARD_COUNTS, DECK_SIZE, MIN_VALUE, NUM_VALUES
 from skyjo_env.engine.state import FACE_UP, HIDDEN
-from skyjo_env.observation.base import StateEncoding
+from skyjo_env.observation.base import Fields, StateEncoding
 from skyjo_env.observation.spec import (
     CELL_CODES,
     HIDDEN_CODE,
@@ -165,7 +165,7 @@ class PyEncoder(StateEncoding):
                 vec[sv] = v * _VALUE_UNSCALE
             else:
                 vec[base + _HIDDEN_OR_REMOVED + (st >> 1)] = 1.0
-                vec[sv] = 0.0  # removed; a face-down slot gets the unseen mean in `encode`
+                vec[sv] = 0.0  # removed; a face-down slot gets the unseen mean in `_write_numbers`
                 if st == HIDDEN:
                     hidden.append(sv)
         self._points[p], self._grid_seen = points, seen
@@ -217,22 +217,11 @@ class PyEncoder(StateEncoding):
             self._pile_sum = sum(pile)
         self._pile = pile[:]
 
-    def encode(
-        self,
-        observer: int,
-        grid_values: Sequence[Sequence[int]],
-        grid_status: Sequence[Sequence[int]],
-        discard_pile: Sequence[int],
-        held_card: int | None,
-        held_from: int,
-        phase: int,
-        to_play: int | None,
-        draw_pile_size: int,
-        round_ender: int | None,
-        totals: Sequence[int],
-    ) -> np.ndarray:
-        """The observation of seat `observer`. Seats (grids, to_play, round_ender, totals) are absolute;
-        a value is read only where its status is FACE_UP."""
+    def encode_fields(self, fields: Fields) -> np.ndarray:
+        """The observation of seat `observer` (`StateEncoding.encode`). Seats (grids, to_play,
+        round_ender, totals) are absolute; a value is read only where its status is FACE_UP."""
+        observer, grid_values, grid_status, discard_pile, held_card, held_from = fields[:6]
+        phase, to_play, draw_pile_size, round_ender, totals = fields[6:]
         for p, values, status, old_values, old_status in zip(
             range(self.num_players), grid_values, grid_status, self._values, self._status
         ):
@@ -240,8 +229,21 @@ class PyEncoder(StateEncoding):
                 self._update_grid(p, values, status)
         if discard_pile != self._pile:
             self._count_pile(discard_pile)
-        vec = self._cells
-        # One-hot entries: clear the one written last, set the new one (-1: none).
+        self._write_onehots(discard_pile, held_card, held_from, phase, to_play, round_ender)
+        self._write_numbers(discard_pile, held_card, draw_pile_size, totals)
+        gather = self._gather[observer]
+        return self._abs.copy() if gather is None else self._abs[gather]
+
+    def _write_onehots(
+        self,
+        discard_pile: Sequence[int],
+        held_card: int | None,
+        held_from: int,
+        phase: int,
+        to_play: int | None,
+        round_ender: int | None,
+    ) -> None:
+        """The one-hot entries: clear the one written last, set the new one (-1: none)."""
         onehots = (
             self._at_discard + discard_pile[-1] if discard_pile else -1,
             -1 if held_card is None else self._at_held + held_card,
@@ -252,13 +254,20 @@ class PyEncoder(StateEncoding):
             -1 if round_ender is None else self._at_lap,
         )
         if onehots != self._onehots:
+            vec = self._cells
             for old, new in compress(zip(self._onehots, onehots), map(ne, self._onehots, onehots)):
                 if old >= 0:
                     vec[old] = 0.0
                 if new >= 0:
                     vec[new] = 1.0
             self._onehots = onehots
-        # Numbers: rewritten when they differ from the ones written last.
+
+    def _write_numbers(
+        self, discard_pile: Sequence[int], held_card: int | None, draw_pile_size: int, totals: Sequence[int]
+    ) -> None:
+        """The number entries, each rewritten when it differs from the one written last; the unseen mean
+        into every face-down slot's value."""
+        vec = self._cells
         counts = list(map(add, self._grid_counts, self._pile_counts))
         if held_card is not None:
             counts[held_card - MIN_VALUE] += 1
@@ -286,5 +295,3 @@ class PyEncoder(StateEncoding):
                 vec[i] = unseen_scaled
         discard_value = discard_pile[-1] * _VALUE_UNSCALE if discard_pile else 0.0
         self._pack_last3.pack_into(self._cells, self._at_last3, held_value, discard_value, unseen_scaled)
-        gather = self._gather[observer]
-        return self._abs.copy() if gather is None else self._abs[gather]

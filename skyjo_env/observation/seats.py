@@ -29,7 +29,7 @@ import numpy as np
 
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.engine.state import GameState
-from skyjo_env.observation.base import StateEncoding, state_fields
+from skyjo_env.observation.base import Fields, StateEncoding
 from skyjo_env.observation.spec import PIECES, LayoutError, _check_players, layout
 
 VERSION = "skyjo_v1"
@@ -150,14 +150,11 @@ class SeatsEncoder(StateEncoding):
         self._dst, self._src, self._constant = gather_indices(base.num_players)
         self._v0_size = layout(base.num_players).size
 
-    def encode(self, *fields) -> np.ndarray:  # the same fields as StateEncoding.encode
-        v0 = self.base.encode(*fields)
+    def encode_fields(self, fields: Fields) -> np.ndarray:
+        v0 = self.base.encode_fields(fields)
         out = self._constant.copy()
         out[self._dst] = v0[self._src]
         return out
-
-    def encode_state(self, state: GameState, seat: int) -> np.ndarray:
-        return self.encode(*state_fields(state, seat))
 
     def encode_states(self, states: Sequence[GameState], seats: Sequence[int], out: np.ndarray) -> np.ndarray:
         count = len(states)
