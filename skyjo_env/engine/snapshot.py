@@ -240,6 +240,10 @@ def _grid_values(field: str, x: Any) -> list[int | None]:
     return row
 
 
+def _cards(field: str, x: Any) -> list[int]:
+    return [_card(f"{field}[{i}]", c) for i, c in enumerate(_list(field, x, what="cards"))]
+
+
 def _scores(field: str, x: Any, n: int, low: int, high: int) -> list[int]:
     return [_int(f"{field}[{seat}]", v, low, high) for seat, v in enumerate(_list(field, x, n, "scores"))]
 
@@ -276,61 +280,46 @@ def read(d: Any, state_class: type[GameState]) -> GameState:
         rules = Rules(**rule_options)
     except (TypeError, ValueError) as e:
         raise _error("rules", str(e)) from None
-    n = rules.num_players
-
-    # ---- each field on its own: type and range (the cross-checks follow, on the state)
-    phase = _PHASE_BY_NAME[_choice("phase", d["phase"], list(_PHASE_BY_NAME))]
-    current_player = _int("current_player", d["current_player"], 0, n - 1)
-    round_index = _int("round_index", d["round_index"], 0)
-    grid_values, grid_status = _grids(d["values"], d["face_up"], n)
-    piles = {
-        key: [_card(f"{key}[{i}]", c) for i, c in enumerate(_list(key, d[key], what="cards"))]
-        for key in ("draw_pile", "discard_pile")
-    }
-    held = _card("held_card", d["held_card"], nullable=True)
-    held_from = _choice("held_from", d["held_from"], list(_HELD_FROM_CODES))
-    round_ender = _seat_or_null("round_ender", d["round_ender"], n)
-    final_turns_left = _int("final_turns_left", d["final_turns_left"], 0, n - 1)
-    turns_in_round = _int("turns_in_round", d["turns_in_round"], 0)
-    pending_starter = _seat_or_null("pending_starter", d["pending_starter"], n)
-    totals = [_int(f"totals[{seat}]", t) for seat, t in enumerate(_list("totals", d["totals"], n, "totals"))]
-    history = [
-        _scores(f"round_history[{r}]", row, n, _MIN_ROUND_SCORE, _MAX_ROUND_SCORE)
-        for r, row in enumerate(_list("round_history", d["round_history"], what="rounds"))
-    ]
-    is_truncated = _bool("is_truncated", d["is_truncated"])
-    round_just_ended = _bool("round_just_ended", d["round_just_ended"])
-    last_round = None if d["last_round"] is None else _last_round(d["last_round"], n)
-    rng = _rng(d["rng"])
-
-    state = state_class(
-        rules=rules,
-        rng=rng,
-        phase=phase,
-        current_player=current_player,
-        round_index=round_index,
-        values=grid_values,
-        status=grid_status,
-        draw_pile=piles["draw_pile"],
-        discard_pile=piles["discard_pile"],
-        held_card=held,
-        held_from=_HELD_FROM_CODES[held_from],
-        round_ender=round_ender,
-        final_turns_left=final_turns_left,
-        turns_in_round=turns_in_round,
-        pending_starter=pending_starter,
-        totals=totals,
-        round_history=history,
-        last_round=last_round,
-        is_truncated=is_truncated,
-        round_just_ended=round_just_ended,
-    )
+    state = state_class(rules=rules, **_fields(d, rules.num_players))
 
     # ---- the fields against each other
     _check_cards(state)
     _check_scores(state)
     _check_course(state)
     return state
+
+
+def _fields(d: dict[str, Any], n: int) -> dict[str, Any]:
+    """The state's fields but `rules`, each checked on its own: type and range (`read` cross-checks
+    them next, on the state). Checked in this order, so the first error is always the same one."""
+    phase = _PHASE_BY_NAME[_choice("phase", d["phase"], list(_PHASE_BY_NAME))]
+    current_player = _int("current_player", d["current_player"], 0, n - 1)
+    round_index = _int("round_index", d["round_index"], 0)
+    values, status = _grids(d["values"], d["face_up"], n)
+    return {
+        "phase": phase,
+        "current_player": current_player,
+        "round_index": round_index,
+        "values": values,
+        "status": status,
+        "draw_pile": _cards("draw_pile", d["draw_pile"]),
+        "discard_pile": _cards("discard_pile", d["discard_pile"]),
+        "held_card": _card("held_card", d["held_card"], nullable=True),
+        "held_from": _HELD_FROM_CODES[_choice("held_from", d["held_from"], list(_HELD_FROM_CODES))],
+        "round_ender": _seat_or_null("round_ender", d["round_ender"], n),
+        "final_turns_left": _int("final_turns_left", d["final_turns_left"], 0, n - 1),
+        "turns_in_round": _int("turns_in_round", d["turns_in_round"], 0),
+        "pending_starter": _seat_or_null("pending_starter", d["pending_starter"], n),
+        "totals": [_int(f"totals[{seat}]", t) for seat, t in enumerate(_list("totals", d["totals"], n, "totals"))],
+        "round_history": [
+            _scores(f"round_history[{r}]", row, n, _MIN_ROUND_SCORE, _MAX_ROUND_SCORE)
+            for r, row in enumerate(_list("round_history", d["round_history"], what="rounds"))
+        ],
+        "is_truncated": _bool("is_truncated", d["is_truncated"]),
+        "round_just_ended": _bool("round_just_ended", d["round_just_ended"]),
+        "last_round": None if d["last_round"] is None else _last_round(d["last_round"], n),
+        "rng": _rng(d["rng"]),
+    }
 
 
 def _grids(values: Any, face_up: Any, n: int) -> tuple[list[list[int]], list[list[int]]]:
@@ -410,13 +399,29 @@ def _check_scores(state: GameState) -> None:
 
 def _check_course(state: GameState) -> None:
     """The phase agrees with the hand, the piles, the turn count, the grids and the seats (module doc)."""
-    phase, n, turns = state.phase, state.num_players, state.turns_in_round
+    _check_hand(state)
+    _check_turns(state)
+    if state.phase == Phase.SETUP_REVEAL:
+        _check_setup(state)
+    else:
+        _check(
+            state.pending_starter is None,
+            "pending_starter",
+            f"expected null outside setup_reveal, got {state.pending_starter}",
+        )
+    if state.phase == Phase.GAME_OVER:
+        _check_game_over(state)
+    elif state.phase != Phase.SETUP_REVEAL:
+        _check_final_lap(state)
+
+
+def _check_hand(state: GameState) -> None:
+    """What is held: a card while holding one; nothing else, nor once a round is truncated (the
+    truncating turn ends in the phase of its last action, holding_drawn or holding_discard). And
+    a discard to take at the start of a turn."""
+    phase = state.phase
     name = Phase(phase).name.lower()
     held, held_from = state.held_card, _HELD_FROM_NAMES[state.held_from]
-    over = phase == Phase.GAME_OVER
-
-    # What is held: a card while holding one; nothing else, nor once a round is truncated (the
-    # truncating turn ends in the phase of its last action, holding_drawn or holding_discard).
     if state.is_truncated:
         _check(
             phase in (Phase.HOLDING_DRAWN, Phase.HOLDING_DISCARD),
@@ -438,8 +443,13 @@ def _check_course(state: GameState) -> None:
         "expected a card: it is empty at the start of a turn",
     )
 
+
+def _check_turns(state: GameState) -> None:
+    """`turns_in_round` against the turn limit and `is_truncated`; `round_just_ended` against the phase."""
+    phase, turns = state.phase, state.turns_in_round
+    over = phase == Phase.GAME_OVER
     limit = state.rules.max_turns_per_round
-    cap = None if limit is None else limit * n
+    cap = None if limit is None else limit * state.num_players
     if state.is_truncated:
         _check(
             cap is not None and turns == cap,
@@ -461,46 +471,47 @@ def _check_course(state: GameState) -> None:
         _check(
             over or (turns == 0 and phase in (Phase.SETUP_REVEAL, Phase.CHOOSE_SOURCE)),
             "round_just_ended",
-            f"expected false: the new round has begun (phase {name}, turns_in_round {_show(turns)})",
+            f"expected false: the new round has begun (phase {Phase(phase).name.lower()}, turns_in_round "
+            f"{_show(turns)})",
         )
 
-    if phase == Phase.SETUP_REVEAL:
-        _check_setup(state)
-    else:
-        _check(
-            state.pending_starter is None,
-            "pending_starter",
-            f"expected null outside setup_reveal, got {state.pending_starter}",
-        )
-    hidden = [row.count(HIDDEN) for row in state.status]
+
+def _check_game_over(state: GameState) -> None:
+    """A finished game: every card face-up, as `last_round` has the grids, and its ender."""
+    ender, last = state.round_ender, state.last_round
+    _check(ender is not None, "round_ender", "expected the seat that ended the last round, got null")
+    _check(state.final_turns_left == 0, "final_turns_left", "expected 0 once the game is over")
+    _check(
+        all(HIDDEN not in row for row in state.status), "face_up", "expected every card face-up once the game is over"
+    )
+    final_grids = [state.visible_values(seat) for seat in range(state.num_players)]
+    _check(last is not None and final_grids == last.values, "values", "expected the final grids of last_round")
+    _check(last is not None and last.ender == ender, "last_round.ender", f"expected round_ender {ender}")
+
+
+def _check_final_lap(state: GameState) -> None:
+    """Whoever turns their last card ends the round; then each other seat plays once more. So before a
+    final lap every seat keeps a face-down card; in one, the ender has none and `current_player` is the
+    seat `final_turns_left` turns before the ender's turn comes round again."""
+    n, hidden = state.num_players, [row.count(HIDDEN) for row in state.status]
     ender, turns_left, current = state.round_ender, state.final_turns_left, state.current_player
-    if over:
-        last = state.last_round
-        _check(ender is not None, "round_ender", "expected the seat that ended the last round, got null")
-        _check(turns_left == 0, "final_turns_left", "expected 0 once the game is over")
-        _check(not any(hidden), "face_up", "expected every card face-up once the game is over")
-        final_grids = [state.visible_values(seat) for seat in range(n)]
-        _check(last is not None and final_grids == last.values, "values", "expected the final grids of last_round")
-        _check(last is not None and last.ender == ender, "last_round.ender", f"expected round_ender {ender}")
-    elif phase != Phase.SETUP_REVEAL:
-        # Whoever turns their last card ends the round; then each other seat plays once more.
-        if ender is None:
-            _check(turns_left == 0, "final_turns_left", "expected 0 while round_ender is null")
-            to_play = list(range(n))
-        else:
-            _check(turns_left >= 1, "final_turns_left", "expected 1.. in a final lap (round_ender is set)")
-            _check(hidden[ender] == 0, "round_ender", f"seat {ender} still has face-down cards")
-            next_seat = (current + 1) % n if state.is_truncated else current
-            expected_next = (ender + n - turns_left) % n
-            _check(
-                next_seat == expected_next,
-                "current_player",
-                f"round_ender {ender} and final_turns_left {turns_left} give seat {expected_next} "
-                f"{'as the next to play' if state.is_truncated else 'to play'}, got {current}",
-            )
-            to_play = [(next_seat + k) % n for k in range(turns_left)]
-        for seat in [] if state.is_truncated else to_play:
-            _check(hidden[seat] > 0, f"face_up[{seat}]", f"seat {seat} has no face-down card but did not end the round")
+    if ender is None:
+        _check(turns_left == 0, "final_turns_left", "expected 0 while round_ender is null")
+        to_play = list(range(n))
+    else:
+        _check(turns_left >= 1, "final_turns_left", "expected 1.. in a final lap (round_ender is set)")
+        _check(hidden[ender] == 0, "round_ender", f"seat {ender} still has face-down cards")
+        next_seat = (current + 1) % n if state.is_truncated else current
+        expected_next = (ender + n - turns_left) % n
+        _check(
+            next_seat == expected_next,
+            "current_player",
+            f"round_ender {ender} and final_turns_left {turns_left} give seat {expected_next} "
+            f"{'as the next to play' if state.is_truncated else 'to play'}, got {current}",
+        )
+        to_play = [(next_seat + k) % n for k in range(turns_left)]
+    for seat in [] if state.is_truncated else to_play:
+        _check(hidden[seat] > 0, f"face_up[{seat}]", f"seat {seat} has no face-down card but did not end the round")
 
 
 def _check_setup(state: GameState) -> None:
