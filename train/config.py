@@ -152,6 +152,19 @@ class RLlibConfig:
     address: str = _f("", "the Ray cluster ('': a local Ray; 'auto': join the running cluster)")
 
 
+# Each PPO setting's argument name in stable-baselines3 (MaskablePPO) and in RLlib (PPOConfig.training).
+PPO_ARGUMENTS = {
+    "learning_rate": ("learning_rate", "lr"),
+    "minibatch_size": ("batch_size", "minibatch_size"),
+    "n_epochs": ("n_epochs", "num_epochs"),
+    "gamma": ("gamma", "gamma"),
+    "gae_lambda": ("gae_lambda", "lambda_"),
+    "clip_range": ("clip_range", "clip_param"),
+    "ent_coef": ("ent_coef", "entropy_coeff"),
+    "vf_coef": ("vf_coef", "vf_loss_coeff"),
+    "max_grad_norm": ("max_grad_norm", "grad_clip"),
+}
+
 GROUPS = {
     "env": EnvConfig,
     "ppo": PPOConfig,
@@ -356,6 +369,16 @@ class TrainConfig:
             if stage["from_step"] <= step:
                 values.update({k: v for k, v in stage.items() if k != "from_step"})
         return values
+
+    def ppo_arguments(self) -> dict[str, Any]:
+        """The PPO settings as the backend's library names them, the rollout size included."""
+        column = BACKENDS.index(self.backend)
+        arguments = {names[column]: getattr(self.ppo, key) for key, names in PPO_ARGUMENTS.items()}
+        if self.backend == "sb3":
+            arguments["n_steps"] = self.sb3_n_steps()
+        else:
+            arguments["train_batch_size_per_learner"] = self.ppo.rollout_steps
+        return arguments
 
     def sb3_n_steps(self) -> int:
         """Steps each game plays per rollout (the sb3 backend)."""

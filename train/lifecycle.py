@@ -1,19 +1,46 @@
 """What both training backends (SB3's `train.ppo`, RLlib's `train.rllib_train`) do around the
 learning: evaluate a candidate against the config's opponents, record the evaluation in
 `metrics.jsonl`, keep the best model so far (with its record, `train.run_state.promote_best`),
-and the final report. What a resume reads back is `train.run_state`.
+the final report, and a stop (Ctrl-C, SIGTERM) that saves a checkpoint first (`stop_saves`). What a
+resume reads back is `train.run_state`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from skyjo_env import files
 from train.config import TrainConfig
 from train.run_state import METRICS, RunState, promote_best
+
+
+@contextlib.contextmanager
+def stop_saves(save: Callable[[], None], run_dir: Path, steps: Callable[[], int]) -> Iterator[None]:
+    """The training inside runs until it ends or is stopped: Ctrl-C, or SIGTERM (a polite kill, the end
+    of a session), which behaves like it. Either way `save()` then runs (the checkpoint); after a stop a
+    line says how to resume and KeyboardInterrupt goes on up."""
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    interrupted = False
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        save()
+    if interrupted:
+        print(f"\ninterrupted at step {steps():,}; checkpoint saved. Resume: skyjo train --resume {run_dir}")
+        raise KeyboardInterrupt
 
 
 def evaluate_model(model_path: Path, config: TrainConfig, games: int, seed: int) -> dict[str, dict[str, Any]]:

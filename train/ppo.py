@@ -16,7 +16,6 @@ checkpoint's counters (`train.run_state`).
 from __future__ import annotations
 
 import contextlib
-import signal
 import sys
 import time
 from pathlib import Path
@@ -27,7 +26,7 @@ from agents.sb3_model import export_sb3_model, network_from_model
 from skyjo_env import files
 from train.config import ConfigError, TrainConfig
 from train.league import POOL_SUFFIXES, SELF
-from train.lifecycle import final_report, periodic_evaluation
+from train.lifecycle import final_report, periodic_evaluation, stop_saves
 from train.run_state import (
     RunState,
     load_sb3_model,
@@ -130,16 +129,7 @@ def new_model(config: TrainConfig, env, run_dir: Path):
     return MaskablePPO(
         "MlpPolicy",
         env,
-        learning_rate=config.ppo.learning_rate,
-        n_steps=config.sb3_n_steps(),
-        batch_size=config.ppo.minibatch_size,
-        n_epochs=config.ppo.n_epochs,
-        gamma=config.ppo.gamma,
-        gae_lambda=config.ppo.gae_lambda,
-        clip_range=config.ppo.clip_range,
-        ent_coef=config.ppo.ent_coef,
-        vf_coef=config.ppo.vf_coef,
-        max_grad_norm=config.ppo.max_grad_norm,
+        **config.ppo_arguments(),
         policy_kwargs=policy_kwargs,
         tensorboard_log=str(run_dir / "tb"),
         seed=config.seed,
@@ -151,7 +141,6 @@ def new_model(config: TrainConfig, env, run_dir: Path):
 def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: int):
     from sb3_contrib import MaskablePPO  # (torch imported before tqdm starts)
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.utils import ConstantSchedule
     from tqdm import tqdm
 
     class TrainingCallback(BaseCallback):
@@ -175,11 +164,7 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             if self.stage is not None:
                 self.bar.write(f"step {self.model.num_timesteps:,}: {describe_stage(stage)}")
             self.stage = stage
-            self.model.ent_coef = stage["ent_coef"]
-            self.model.learning_rate = stage["learning_rate"]  # saved with the model (a resume rebuilds from it)
-            self.model.lr_schedule = ConstantSchedule(stage["learning_rate"])
-            for bot in league_opponents(self.training_env):
-                bot.set_weights(stage["opponents"])
+            apply_stage(self.model, self.training_env, stage)
 
         def _on_step(self) -> bool:
             steps = self.model.num_timesteps
@@ -202,28 +187,44 @@ def make_callback(config: TrainConfig, run_dir: Path, state: RunState, total: in
             state.next_snapshot = steps + max(1, config.league.snapshot_every)
 
         def _evaluate(self) -> None:
-            steps = self.model.num_timesteps
-            path = run_dir / "checkpoints" / "eval_candidate.zip"
-            with files.replacing(path) as tmp:
-                self.model.save(tmp)
-            network = network_from_model(self.model, path.name)
-            policy = save_policy(network, path.with_suffix(SUFFIX))
-            ep_rewards = [e["r"] for e in self.model.ep_info_buffer or ()]
-            ep_rew_mean = sum(ep_rewards) / len(ep_rewards) if ep_rewards else None
-            reports = periodic_evaluation(
-                config, run_dir, state, steps, policy, run_dir / BEST_MODEL, path, ep_rew_mean
-            )
-            win_rates = {opp: r["results"][0]["win_rate"] for opp, r in reports.items()}
-            for opp, r in reports.items():
-                self.logger.record(f"eval/win_rate_vs_{opp}", r["results"][0]["win_rate"])
-                self.logger.record(f"eval/round_score_vs_{opp}", r["results"][0]["mean_round_score"])
+            win_rates = evaluate_candidate(self.model, config, run_dir, state, self.logger)
             self.bar.set_postfix({k: f"{v:.2f}" for k, v in win_rates.items()})  # the bar shows steps/s itself
-            self.logger.dump(steps)
 
         def _on_training_end(self) -> None:
             self.bar.close()
 
     return TrainingCallback()
+
+
+def apply_stage(model: Any, env: Any, stage: dict[str, Any]) -> None:
+    """The schedule's values for this step: the entropy bonus, the learning rate, the league's mix."""
+    from stable_baselines3.common.utils import ConstantSchedule
+
+    model.ent_coef = stage["ent_coef"]
+    model.learning_rate = stage["learning_rate"]  # saved with the model (a resume rebuilds from it)
+    model.lr_schedule = ConstantSchedule(stage["learning_rate"])
+    for bot in league_opponents(env):
+        bot.set_weights(stage["opponents"])
+
+
+def evaluate_candidate(
+    model: Any, config: TrainConfig, run_dir: Path, state: RunState, logger: Any
+) -> dict[str, float]:
+    """The periodic evaluation of the model as it is now (`train.lifecycle.periodic_evaluation`), logged to
+    TensorBoard; the win rates, by opponent."""
+    steps = model.num_timesteps
+    path = run_dir / "checkpoints" / "eval_candidate.zip"
+    with files.replacing(path) as tmp:
+        model.save(tmp)
+    policy = save_policy(network_from_model(model, path.name), path.with_suffix(SUFFIX))
+    ep_rewards = [e["r"] for e in model.ep_info_buffer or ()]
+    ep_rew_mean = sum(ep_rewards) / len(ep_rewards) if ep_rewards else None
+    reports = periodic_evaluation(config, run_dir, state, steps, policy, run_dir / BEST_MODEL, path, ep_rew_mean)
+    for opp, r in reports.items():
+        logger.record(f"eval/win_rate_vs_{opp}", r["results"][0]["win_rate"])
+        logger.record(f"eval/round_score_vs_{opp}", r["results"][0]["mean_round_score"])
+    logger.dump(steps)
+    return {opp: r["results"][0]["win_rate"] for opp, r in reports.items()}
 
 
 def describe_stage(stage: dict[str, Any]) -> str:
@@ -291,47 +292,18 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     else:
         config.check_start()
     env = build_vec_env(config, run_dir / "pool")
-    if resume:
-        try:
-            model = load_sb3_model(latest, env=env, device=config.device, tensorboard_log=str(run_dir / "tb"))
-        except ConfigError:
-            env.close()
-            raise
-        config.save(run_dir / "config.yaml")  # the overrides hold from here on
-        print(f"resuming {run_dir} at step {model.num_timesteps:,}")
-    else:
-        model = new_model(config, env, run_dir)
-        if config.init_model:
-            try:
-                model.set_parameters(config.init_model, exact_match=True, device=model.device)
-            except (ValueError, RuntimeError, KeyError) as e:
-                raise ConfigError(f"init_model {config.init_model} does not fit this config's network: {e}") from None
-            print(f"starting from the weights of {config.init_model}")
-        if config.warm_start.enabled:
-            warm_start(model, config, run_dir)
+    model = _resumed_model(config, run_dir, env) if resume else _new_run_model(config, run_dir, env)
     remaining = config.total_timesteps - model.num_timesteps
-    interrupted = False
 
-    def on_term(signum, frame):  # a polite stop (kill, end of session): behave like Ctrl-C
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, on_term)
-    try:
-        if remaining > 0:
-            callback = make_callback(config, run_dir, state, config.total_timesteps)
-            model.learn(remaining, callback=callback, reset_num_timesteps=not resume, tb_log_name="ppo")
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    def save() -> None:
         save_checkpoint(model, run_dir, state)
         with contextlib.suppress(BrokenPipeError, EOFError, ConnectionError):  # workers stopped by the same signal
             env.close()
-    if interrupted:
-        print(
-            f"\ninterrupted at step {model.num_timesteps:,}; checkpoint saved. Resume: skyjo train --resume {run_dir}"
-        )
-        raise KeyboardInterrupt
+
+    with stop_saves(save, run_dir, lambda: model.num_timesteps):
+        if remaining > 0:
+            callback = make_callback(config, run_dir, state, config.total_timesteps)
+            model.learn(remaining, callback=callback, reset_num_timesteps=not resume, tb_log_name="ppo")
     final = run_dir / "final_model.zip"
     with files.replacing(final) as tmp:
         model.save(tmp)
@@ -344,6 +316,34 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         export_sb3_model(checkpoint, checkpoint.with_suffix(".safetensors"), run=run_dir.name, config=config.name)
     final_report(config, run_dir, run_dir / BEST_MODEL)
     return final
+
+
+def _resumed_model(config: TrainConfig, run_dir: Path, env) -> Any:
+    """The run's last checkpoint on `env` (closed if it cannot be loaded); the config's overrides hold from here."""
+    try:
+        model = load_sb3_model(
+            run_dir / "checkpoints" / LATEST, env=env, device=config.device, tensorboard_log=str(run_dir / "tb")
+        )
+    except ConfigError:
+        env.close()
+        raise
+    config.save(run_dir / "config.yaml")
+    print(f"resuming {run_dir} at step {model.num_timesteps:,}")
+    return model
+
+
+def _new_run_model(config: TrainConfig, run_dir: Path, env) -> Any:
+    """A new model: from init_model's weights, or from random ones and the warm start."""
+    model = new_model(config, env, run_dir)
+    if config.init_model:
+        try:
+            model.set_parameters(config.init_model, exact_match=True, device=model.device)
+        except (ValueError, RuntimeError, KeyError) as e:
+            raise ConfigError(f"init_model {config.init_model} does not fit this config's network: {e}") from None
+        print(f"starting from the weights of {config.init_model}")
+    if config.warm_start.enabled:
+        warm_start(model, config, run_dir)
+    return model
 
 
 def warm_start(model, config: TrainConfig, run_dir: Path) -> None:

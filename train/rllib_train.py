@@ -19,7 +19,6 @@ the project's pickle-free format: `skyjo eval`, `skyjo play`, `skyjo serve` and
 
 from __future__ import annotations
 
-import signal
 import time
 from itertools import pairwise
 from pathlib import Path
@@ -31,7 +30,7 @@ from agents.model_file import ModelLoadError, PolicyNetwork, load_policy, save_p
 from skyjo_env import files
 from skyjo_env.observation import OBSERVATION_VERSION, observation_size
 from train.config import ConfigError, TrainConfig
-from train.lifecycle import final_report, periodic_evaluation
+from train.lifecycle import final_report, periodic_evaluation, stop_saves
 from train.run_state import (
     RunState,
     prepare_resume,
@@ -86,18 +85,7 @@ def algorithm_config(config: TrainConfig) -> Any:
         .multi_agent(policies={MODULE}, policy_mapping_fn=shared_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE: module}))
         .env_runners(num_env_runners=rl.env_runners, num_envs_per_env_runner=rl.envs_per_env_runner)
-        .training(
-            lr=config.ppo.learning_rate,
-            gamma=config.ppo.gamma,
-            lambda_=config.ppo.gae_lambda,
-            clip_param=config.ppo.clip_range,
-            entropy_coeff=config.ppo.ent_coef,
-            vf_loss_coeff=config.ppo.vf_coef,
-            grad_clip=config.ppo.max_grad_norm,
-            train_batch_size_per_learner=config.ppo.rollout_steps,
-            minibatch_size=config.ppo.minibatch_size,
-            num_epochs=config.ppo.n_epochs,
-        )
+        .training(**config.ppo_arguments())
         .debugging(seed=config.seed)
     )
 
@@ -232,21 +220,11 @@ def _steps(result: dict[str, Any]) -> int:
 def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, address: str | None = None) -> Path:
     """Train (or continue) the RLlib run in `run_dir`; return the final policy file."""
     import ray
-    from tqdm import tqdm
 
     rl = config.rllib
     address = address or rl.address or None
     checkpoint = run_dir / "checkpoints" / CHECKPOINT
-    swapped_out = checkpoint.with_name(CHECKPOINT + ".old")
-    if resume and not checkpoint.exists() and swapped_out.exists():  # stopped between the two renames of a save
-        swapped_out.rename(checkpoint)
-    if resume and not checkpoint.exists():
-        raise ConfigError(f"{run_dir} has no RLlib checkpoint to resume from ({checkpoint} is missing)")
-    state = RunState()
-    if resume:  # the counters saved with the checkpoint, checked before Ray starts
-        state = read_folder_state(checkpoint) or read_legacy_state(checkpoint.parent, steps=None)
-        for line in prepare_resume(run_dir, state, run_dir / BEST_MODEL):
-            print(line)
+    state = _resume_state(run_dir, checkpoint) if resume else RunState()
     init = _init_network(config) if config.init_model and not resume else None  # refused before Ray starts
     ray.init(
         address=address,
@@ -257,7 +235,6 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
         configure_logging=False,
     )
     algo = algorithm_config(config).build_algo()
-    steps = state.num_timesteps
     try:
         if resume:
             try:
@@ -265,43 +242,13 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
             except Exception as e:  # a damaged folder fails in many ways (msgpack, pickle, torch, missing files)
                 raise ConfigError(f"{checkpoint} is damaged and cannot be restored ({type(e).__name__}: {e})") from None
             config.save(run_dir / "config.yaml")  # the overrides hold from here on
-            print(f"resuming {run_dir} at step {steps:,}")
+            print(f"resuming {run_dir} at step {state.num_timesteps:,}")
         elif init is not None:
             _set_module_weights(algo, _actor_update(init, config))
             print(f"starting from the weights of {config.init_model}")
         elif config.warm_start.enabled:
             warm_start(algo, config, run_dir)
-        interrupted = False
-
-        def on_term(signum: int, frame: Any) -> None:
-            raise KeyboardInterrupt
-
-        previous = signal.signal(signal.SIGTERM, on_term)
-        bar = tqdm(total=config.total_timesteps, initial=steps, unit="step", desc=config.name, dynamic_ncols=True)
-        started, first = time.time(), steps
-        try:
-            if state.next_eval == 0 and steps == 0:
-                _evaluate(algo, config, run_dir, state, 0, bar)
-            while steps < config.total_timesteps:
-                result = algo.train()
-                steps = max(steps, _steps(result))
-                bar.update(steps - bar.n)
-                rate = (steps - first) / max(1e-9, time.time() - started)
-                bar.set_postfix({"steps/s": f"{rate:.0f}", **{k: f"{v:.2f}" for k, v in state.last_eval.items()}})
-                if steps >= state.next_checkpoint:
-                    _checkpoint(algo, run_dir, state, steps)
-                    state.next_checkpoint = steps + config.checkpoint_every
-                if steps >= state.next_eval:
-                    _evaluate(algo, config, run_dir, state, steps, bar)
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-            bar.close()
-            _checkpoint(algo, run_dir, state, steps)
-        if interrupted:
-            print(f"\ninterrupted at step {steps:,}; checkpoint saved. Resume: skyjo train --resume {run_dir}")
-            raise KeyboardInterrupt
+        steps = _train_until_done(algo, config, run_dir, state)
         final = export(algo, config, run_dir / "final_model.safetensors", steps, run_dir)
         if not (run_dir / BEST_MODEL).exists():  # no evaluation ran: the final model, which any evaluation replaces
             candidate = export(algo, config, run_dir / "checkpoints" / "eval_candidate.safetensors", steps, run_dir)
@@ -311,6 +258,50 @@ def train_rllib(config: TrainConfig, run_dir: Path, resume: bool = False, addres
         ray.shutdown()
     final_report(config, run_dir, run_dir / BEST_MODEL)
     return final
+
+
+def _resume_state(run_dir: Path, checkpoint: Path) -> RunState:
+    """The counters saved with the run's checkpoint, checked before Ray starts (a checkpoint left beside
+    its place by a stop between the two renames of a save is put back first)."""
+    swapped_out = checkpoint.with_name(CHECKPOINT + ".old")
+    if not checkpoint.exists() and swapped_out.exists():
+        swapped_out.rename(checkpoint)
+    if not checkpoint.exists():
+        raise ConfigError(f"{run_dir} has no RLlib checkpoint to resume from ({checkpoint} is missing)")
+    state = read_folder_state(checkpoint) or read_legacy_state(checkpoint.parent, steps=None)
+    for line in prepare_resume(run_dir, state, run_dir / BEST_MODEL):
+        print(line)
+    return state
+
+
+def _train_until_done(algo: Any, config: TrainConfig, run_dir: Path, state: RunState) -> int:
+    """Train to `total_timesteps` with the periodic checkpoints and evaluations; return the steps done.
+    Ctrl-C or SIGTERM saves a checkpoint and stops with KeyboardInterrupt."""
+    from tqdm import tqdm
+
+    steps = state.num_timesteps
+    bar = tqdm(total=config.total_timesteps, initial=steps, unit="step", desc=config.name, dynamic_ncols=True)
+    started, first = time.time(), steps
+
+    def save() -> None:
+        bar.close()
+        _checkpoint(algo, run_dir, state, steps)
+
+    with stop_saves(save, run_dir, lambda: steps):
+        if state.next_eval == 0 and steps == 0:
+            _evaluate(algo, config, run_dir, state, 0, bar)
+        while steps < config.total_timesteps:
+            result = algo.train()
+            steps = max(steps, _steps(result))
+            bar.update(steps - bar.n)
+            rate = (steps - first) / max(1e-9, time.time() - started)
+            bar.set_postfix({"steps/s": f"{rate:.0f}", **{k: f"{v:.2f}" for k, v in state.last_eval.items()}})
+            if steps >= state.next_checkpoint:
+                _checkpoint(algo, run_dir, state, steps)
+                state.next_checkpoint = steps + config.checkpoint_every
+            if steps >= state.next_eval:
+                _evaluate(algo, config, run_dir, state, steps, bar)
+    return steps
 
 
 def _checkpoint(algo: Any, run_dir: Path, state: Any, steps: int) -> None:

@@ -237,17 +237,6 @@ def clone(
     if len(train_idx) == 0:
         raise ValueError(f"too few demonstrations to train on ({len(demos)})")
 
-    def tensors(idx: np.ndarray) -> tuple[Any, Any, Any, Any]:
-        return (
-            torch.as_tensor(demos.observations[idx], device=device),
-            torch.as_tensor(demos.actions[idx], device=device),
-            torch.as_tensor(demos.masks[idx], device=device),
-            torch.as_tensor(demos.returns[idx], device=device),
-        )
-
-    def masked_log_probs(obs: Any, masks: Any) -> Any:
-        return torch.log_softmax(target.logits(obs).masked_fill(~masks, float("-inf")), dim=1)
-
     optimizer = torch.optim.Adam(target.parameters(), lr=learning_rate)
     steps = epochs * -(-len(train_idx) // batch_size)
     bar = None
@@ -259,8 +248,8 @@ def clone(
     for _ in range(epochs):
         rng.shuffle(train_idx)
         for start in range(0, len(train_idx), batch_size):
-            obs, actions, masks, returns = tensors(train_idx[start : start + batch_size])
-            log_prob = masked_log_probs(obs, masks).gather(1, actions[:, None]).squeeze(1)
+            obs, actions, masks, returns = _tensors(demos, train_idx[start : start + batch_size], device)
+            log_prob = _masked_log_probs(target, obs, masks).gather(1, actions[:, None]).squeeze(1)
             loss = -log_prob.mean() + value_weight * F.mse_loss(target.values(obs), returns)
             optimizer.zero_grad()
             loss.backward()
@@ -271,10 +260,37 @@ def clone(
     if bar is not None:
         bar.close()
     target.set_training(False)
+    return CloneReport(len(train_idx), len(held), *_held_out_scores(target, demos, held))
+
+
+def _tensors(demos: Demonstrations, idx: np.ndarray, device: Any) -> tuple[Any, Any, Any, Any]:
+    """The observations, actions, masks and returns of the decisions `idx`, as tensors on `device`."""
+    import torch
+
+    return (
+        torch.as_tensor(demos.observations[idx], device=device),
+        torch.as_tensor(demos.actions[idx], device=device),
+        torch.as_tensor(demos.masks[idx], device=device),
+        torch.as_tensor(demos.returns[idx], device=device),
+    )
+
+
+def _masked_log_probs(target: CloneTarget, obs: Any, masks: Any) -> Any:
+    """The policy's log-probabilities over the legal actions only."""
+    import torch
+
+    return torch.log_softmax(target.logits(obs).masked_fill(~masks, float("-inf")), dim=1)
+
+
+def _held_out_scores(target: CloneTarget, demos: Demonstrations, held: np.ndarray) -> tuple[float, float]:
+    """On the held-out decisions: how often the policy's top move is the bot's, and the value's mean squared error."""
+    import torch
+    import torch.nn.functional as F
+
+    agree, value_loss = 0, 0.0
     with torch.no_grad():
-        agree, value_loss = 0, 0.0
         for start in range(0, len(held), 4096):
-            obs, actions, masks, returns = tensors(held[start : start + 4096])
-            agree += int((masked_log_probs(obs, masks).argmax(dim=1) == actions).sum())
+            obs, actions, masks, returns = _tensors(demos, held[start : start + 4096], target.device)
+            agree += int((_masked_log_probs(target, obs, masks).argmax(dim=1) == actions).sum())
             value_loss += float(F.mse_loss(target.values(obs), returns, reduction="sum"))
-    return CloneReport(len(train_idx), len(held), agree / len(held), value_loss / len(held))
+    return agree / len(held), value_loss / len(held)

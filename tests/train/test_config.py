@@ -282,3 +282,16 @@ def test_a_config_is_saved_whole_and_atomically(tmp_path):
     config.save(tmp_path / "config.yaml")
     assert load_run_config(tmp_path / "config.yaml") == config
     assert [p.name for p in tmp_path.iterdir()] == ["config.yaml"]  # no temporary file left
+
+
+def test_every_ppo_setting_reaches_both_backends_by_its_library_name():
+    from dataclasses import fields
+
+    from train.config import PPO_ARGUMENTS
+
+    network = {"policy", "net_arch", "seat_arch", "activation", "rollout_steps"}
+    assert set(PPO_ARGUMENTS) == {f.name for f in fields(PPOConfig)} - network
+    config = TrainConfig().replaced(ppo={"rollout_steps": 4096, "gae_lambda": 0.9})
+    assert config.ppo_arguments()["n_steps"] == 64 and config.ppo_arguments()["gae_lambda"] == 0.9
+    rllib = config.replaced(backend="rllib").ppo_arguments()
+    assert rllib["train_batch_size_per_learner"] == 4096 and rllib["lambda_"] == 0.9 and "n_steps" not in rllib
