@@ -44,7 +44,6 @@ every card of the deck is accounted for: grids + hand + discard pile + draw pile
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -52,74 +51,59 @@ import numpy as np
 from skyjo_env.engine.actions import NUM_SLOTS
 from skyjo_env.engine.cards import CARD_COUNTS, DECK_SIZE, MIN_VALUE, NUM_VALUES
 from skyjo_env.engine.state import FROM_NONE, REMOVED, GameState, Phase
+from skyjo_env.observation.spec import SCORE_BOUND, SCORE_SCALE, VALUE_SCALE, Layout, N, Piece
 
-SCORE_SCALE = 100.0  # points and totals / 100, as in the observation
-SCORE_BOUND = 10.0  # scaled points and totals are declared within +-10 (+-1000 points)
-VALUE_SCALE = 12.0  # a card / 12, as in the observation
 NUM_STATUS = 3  # face-down, face-up, removed: the engine's status codes HIDDEN, FACE_UP, REMOVED
 NUM_PHASES = 4  # the phases of play; GAME_OVER sets none
 
 _DECK_COUNTS = np.array([CARD_COUNTS[MIN_VALUE + i] for i in range(NUM_VALUES)], dtype=np.float32)
-_SCORE_PIECES = ("grid_points", "totals")
-_VALUE_PIECES = ("slot_values", "held_value", "discard_value")
+
+
+#: The state vector's pieces, in order (`doc_table(STATE_PIECES)` is the table above).
+STATE_PIECES = (
+    Piece(
+        "card_values",
+        (N, NUM_SLOTS, NUM_VALUES),
+        "per seat and slot, one-hot value -2..12 of the card, face-up or face-down (all zero if removed)",
+    ),
+    Piece("slot_status", (N, NUM_SLOTS, NUM_STATUS), "per seat and slot, one-hot: face-down / face-up / removed"),
+    Piece("slot_values", (N, NUM_SLOTS), "every card / 12, face-down ones included (0 if removed)", -1.0),
+    Piece("grid_points", (N,), "sum of all the seat's cards, face-down ones included / 100", -SCORE_BOUND, SCORE_BOUND),
+    Piece("totals", (N,), "game totals / 100", -SCORE_BOUND, SCORE_BOUND),
+    Piece("to_play", (N,), "one-hot seat whose decision it is (all zero once finished)"),
+    Piece("round_ender", (N,), "one-hot seat that ended the round (all zero before the final lap)"),
+    Piece("final_lap", (1,), "1 during the final lap"),
+    Piece("phase", (NUM_PHASES,), "setup reveal / choose draw or discard / holding a drawn card / holding the discard"),
+    Piece("held_card", (NUM_VALUES,), "one-hot value of the card in hand (all zero if none)"),
+    Piece("held_from", (2,), "the card in hand was drawn / taken from the discard pile"),
+    Piece("held_value", (1,), "the card in hand / 12 (0 if none)", -1.0),
+    Piece("discard_top", (NUM_VALUES,), "one-hot value of the top discard (all zero if the pile is empty)"),
+    Piece("discard_value", (1,), "the top discard / 12 (0 if none)", -1.0),
+    Piece("discard_counts", (NUM_VALUES,), "per value: cards in the discard pile / that value's count in the deck"),
+    Piece(
+        "draw_top", (NUM_VALUES,), "one-hot value of the next card a draw takes (all zero if the draw pile is empty)"
+    ),
+    Piece("draw_counts", (NUM_VALUES,), "per value: cards in the draw pile / that value's count in the deck"),
+    Piece("draw_pile_size", (1,), "cards in the draw pile / 150"),
+    Piece(
+        "turn_cap_used",
+        (1,),
+        "turns taken this round / the round's turn cap (`max_turns_per_round` x N; 0 without a cap)",
+    ),
+)
 
 
 def pieces(num_players: int) -> list[tuple[str, tuple[int, ...]]]:
     """The state vector's pieces, in order, as (name, shape)."""
-    n = num_players
-    return [
-        ("card_values", (n, NUM_SLOTS, NUM_VALUES)),
-        ("slot_status", (n, NUM_SLOTS, NUM_STATUS)),
-        ("slot_values", (n, NUM_SLOTS)),
-        ("grid_points", (n,)),
-        ("totals", (n,)),
-        ("to_play", (n,)),
-        ("round_ender", (n,)),
-        ("final_lap", (1,)),
-        ("phase", (NUM_PHASES,)),
-        ("held_card", (NUM_VALUES,)),
-        ("held_from", (2,)),
-        ("held_value", (1,)),
-        ("discard_top", (NUM_VALUES,)),
-        ("discard_value", (1,)),
-        ("discard_counts", (NUM_VALUES,)),
-        ("draw_top", (NUM_VALUES,)),
-        ("draw_counts", (NUM_VALUES,)),
-        ("draw_pile_size", (1,)),
-        ("turn_cap_used", (1,)),
-    ]
-
-
-@dataclass(frozen=True)
-class StateLayout:
-    """Where each piece sits in the state vector, for one number of players, and its bounds."""
-
-    num_players: int
-    offsets: dict[str, tuple[int, int]]  # name -> (start, stop)
-    shapes: dict[str, tuple[int, ...]]
-    size: int
-    low: np.ndarray
-    high: np.ndarray
+    return [(piece.name, piece.shape_for(num_players)) for piece in STATE_PIECES]
 
 
 @cache
-def layout(num_players: int) -> StateLayout:
-    offsets, shapes, start = {}, {}, 0
-    for name, shape in pieces(num_players):
-        size = int(np.prod(shape))
-        offsets[name] = (start, start + size)
-        shapes[name] = shape
-        start += size
-    low = np.zeros(start, dtype=np.float32)
-    high = np.ones(start, dtype=np.float32)
-    for name in _SCORE_PIECES:
-        a, b = offsets[name]
-        low[a:b], high[a:b] = -SCORE_BOUND, SCORE_BOUND
-    for name in _VALUE_PIECES:
-        a, b = offsets[name]
-        low[a:b] = -1.0
-    low.flags.writeable = high.flags.writeable = False  # shared by every caller (cached)
-    return StateLayout(num_players, offsets, shapes, start, low, high)
+def layout(num_players: int) -> Layout:
+    """Where each piece sits in the state vector of `num_players` players, and its bounds."""
+    lay = Layout.of(STATE_PIECES, num_players)
+    lay.low.flags.writeable = lay.high.flags.writeable = False  # shared by every caller (cached)
+    return lay
 
 
 def state_size(num_players: int) -> int:
@@ -127,14 +111,14 @@ def state_size(num_players: int) -> int:
     return layout(num_players).size
 
 
-def _views(vector: np.ndarray, lay: StateLayout) -> dict[str, np.ndarray]:
+def _views(vector: np.ndarray, lay: Layout) -> dict[str, np.ndarray]:
     return {name: vector[a:b].reshape(lay.shapes[name]) for name, (a, b) in lay.offsets.items()}
 
 
 class _Indices:
     """Flat indices of one layout, computed once: where each slot's one-hots start, each piece's start."""
 
-    def __init__(self, lay: StateLayout) -> None:
+    def __init__(self, lay: Layout) -> None:
         n = lay.num_players
         at = {name: a for name, (a, _) in lay.offsets.items()}
         self.at = at
