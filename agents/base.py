@@ -61,7 +61,11 @@ def check_plays(bot: Policy, num_players: int, label: str | None = None) -> None
         raise ValueError(f"{who} was trained for {sizes_text(players)} players; this game has {num_players}")
 
 
-def parse_agent_options(text: str, types: Mapping[str, Callable[[str], object]], what: str) -> dict[str, object]:
+#: An agent's name options: each key with its reader of the text after `key=` (a bot class's `OPTION_TYPES`).
+OptionTypes = Mapping[str, Callable[[str], object]]
+
+
+def parse_agent_options(text: str, types: OptionTypes, what: str) -> dict[str, object]:
     """`"key=value,key=value"` (the options after an agent name's colon) -> keyword arguments, each value
     read by `types[key]`; a ValueError names the bad part, the keys `what` takes, or what a value must be
     (a type's name, or a parser function's docstring)."""

@@ -22,38 +22,28 @@ A move with one legal action is played without a search. Needs the `openspiel` e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from agents.base import parse_agent_options
+from agents.base import OptionTypes
 from skyjo_env.engine import Rules, sample_world
 from skyjo_env.engine.codes import Phase
 from skyjo_env.engine.view import SeatView
 
-__all__ = ["HORIZONS", "OpenSpielMCTSBot", "parse_options"]
+__all__ = ["HORIZONS", "OpenSpielMCTSBot"]
 
 HORIZONS = ("round", "game")
 EVALUATORS = ("random", "ppo")
-_OPTION_TYPES: dict[str, Callable[[str], object]] = {
-    "simulations": int,
-    "rollouts": int,
-    "evaluator": str,
-    "horizon": str,
-    "uct": float,
-}
-
-
-def parse_options(text: str) -> dict[str, object]:
-    """`simulations=64,evaluator=ppo` -> keyword arguments; ValueError naming a bad key or value."""
-    return parse_agent_options(text, _OPTION_TYPES, "openspiel-mcts")
 
 
 class OpenSpielMCTSBot:
     """OpenSpiel's MCTS (random rollouts, or the shipped network as evaluator) playing Skyjo."""
 
     name = "openspiel-mcts"
+    #: The options an agent name may give (`openspiel-mcts:simulations=64`), each with its reader.
+    OPTION_TYPES: OptionTypes = {"simulations": int, "rollouts": int, "evaluator": str, "horizon": str, "uct": float}
 
     def __init__(
         self,

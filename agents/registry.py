@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.base import Policy
+from agents.base import Policy, parse_agent_options
 
 if TYPE_CHECKING:
     from agents.ppo_bot import PolicyBot
@@ -95,16 +96,16 @@ def _load_builtins() -> None:
     )
     register(
         "ppo+search",
-        _search,
+        functools.partial(_construct, "agents.search:SearchBot"),
         "ppo with a search at play time over sampled worlds (agents/search.py); options: ppo+search:depth=0,ms=50",
-        options=_search_options,
+        options=functools.partial(_parse, "agents.search:SearchBot", "search"),
     )
     register(
         "openspiel-mcts",
-        _openspiel_mcts,
+        functools.partial(_construct, "agents.openspiel_mcts:OpenSpielMCTSBot"),
         "OpenSpiel's MCTSBot with random rollouts, an outside baseline (agents/openspiel_mcts.py, the openspiel extra); "
         "options: openspiel-mcts:simulations=16,evaluator=random|ppo",
-        options=_openspiel_mcts_options,
+        options=functools.partial(_parse, "agents.openspiel_mcts:OpenSpielMCTSBot", "openspiel-mcts"),
     )
     register(
         "ppo_2p",
@@ -124,25 +125,13 @@ def _shipped(name: str, constant: str, **kwargs: Any) -> PolicyBot:
     return bot
 
 
-def _search(**kwargs: Any) -> Policy:
-    from agents.search import SearchBot
-
-    return SearchBot(**kwargs)
-
-
-def _search_options(text: str) -> dict[str, Any]:
-    from agents.search import parse_options
-
-    return parse_options(text)
+def _construct(path: str, **kwargs: Any) -> Policy:
+    """The bot class at `path` ("module:Class"), imported at first use (its extra may be missing), made."""
+    module, _, cls = path.partition(":")
+    return getattr(importlib.import_module(module), cls)(**kwargs)
 
 
-def _openspiel_mcts(**kwargs: Any) -> Policy:
-    from agents.openspiel_mcts import OpenSpielMCTSBot
-
-    return OpenSpielMCTSBot(**kwargs)
-
-
-def _openspiel_mcts_options(text: str) -> dict[str, Any]:
-    from agents.openspiel_mcts import parse_options
-
-    return parse_options(text)
+def _parse(path: str, what: str, text: str) -> dict[str, Any]:
+    """`text` read by the `OPTION_TYPES` of the bot class at `path`."""
+    module, _, cls = path.partition(":")
+    return parse_agent_options(text, getattr(importlib.import_module(module), cls).OPTION_TYPES, what)

@@ -25,20 +25,20 @@ With `leaf="win"` a position where the game ends is scored by its result (a shar
 with `leaf="margin"` a move that ends the round, by the round's points. `ms` bounds a move's time: a playout still running
 then is scored where it stands. Setup reveals and forced moves are the network's.
 
-Options, also in an agent name: `ppo+search:depth=2,worlds=32,ms=200` (see `parse_options`).
+Options, also in an agent name: `ppo+search:depth=2,worlds=32,ms=200` (`SearchBot.OPTION_TYPES`).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from agents.base import check_plays, parse_agent_options
+from agents.base import OptionTypes, check_plays
 from agents.model_file import MARGIN_SCALE, PolicyNetwork, round_margin
 from agents.ppo_bot import SHIPPED_MODEL_ALL, load_network
 from skyjo_env.engine import DRAW, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, apply_action, legal_actions
@@ -49,7 +49,7 @@ from skyjo_env.engine.view import SeatView
 from skyjo_env.engine.worlds import sample_world, unseen_counts
 from skyjo_env.observation import StateEncoding, encode, encoder
 
-__all__ = ["LEAVES", "SearchBot", "SearchResult", "parse_options"]
+__all__ = ["LEAVES", "SearchBot", "SearchResult"]
 
 LEAVES = ("win", "margin", "round")
 _SETUP = int(Phase.SETUP_REVEAL)
@@ -58,23 +58,6 @@ _SETUP = int(Phase.SETUP_REVEAL)
 def _top(text: str) -> int | None:
     """int or all"""
     return None if text == "all" else int(text)
-
-
-_OPTION_TYPES: dict[str, Callable[[str], object]] = {
-    "depth": int,
-    "worlds": int,
-    "ms": float,
-    "margin": float,
-    "top": _top,
-    "leaf": str,
-    "z": float,
-    "model": str,
-}
-
-
-def parse_options(text: str) -> dict[str, object]:
-    """`depth=2,worlds=32` -> {"depth": 2, "worlds": 32}; ValueError naming a bad key or value."""
-    return parse_agent_options(text, _OPTION_TYPES, "search")
 
 
 @dataclass
@@ -97,6 +80,17 @@ class SearchBot:
     """The network plus a search at play time (module doc). Plays 2 to 8 players, as its network."""
 
     name = "ppo+search"
+    #: The options an agent name may give (`ppo+search:depth=2,worlds=32`), each with its reader.
+    OPTION_TYPES: OptionTypes = {
+        "depth": int,
+        "worlds": int,
+        "ms": float,
+        "margin": float,
+        "top": _top,
+        "leaf": str,
+        "z": float,
+        "model": str,
+    }
 
     def __init__(
         self,

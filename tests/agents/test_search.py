@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import agents
+from agents.base import parse_agent_options
 from agents.model_file import PolicyNetwork, load_policy, round_margin
 from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL
-from agents.search import SearchBot, _force, _turned_up, parse_options
+from agents.search import SearchBot, _force, _turned_up
 from skyjo_env.engine import DRAW, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.codes import HIDDEN, Phase
 from skyjo_env.engine.view import seat_view
@@ -42,11 +43,12 @@ def _mid_round(num_players: int, seed: int):
 
 
 def test_options_parse_and_bad_ones_are_refused():
-    assert parse_options("worlds=32,ms=200,leaf=round") == {"worlds": 32, "ms": 200.0, "leaf": "round"}
-    with pytest.raises(ValueError, match="key one of"):
-        parse_options("wolds=3")
+    read = parse_agent_options("worlds=32,ms=200,leaf=round", SearchBot.OPTION_TYPES, "search")
+    assert read == {"worlds": 32, "ms": 200.0, "leaf": "round"}
+    with pytest.raises(ValueError, match="bad search option 'wolds=3'.*key one of"):
+        agents.make("ppo+search:wolds=3")
     with pytest.raises(ValueError, match="worlds must be int"):
-        parse_options("worlds=many")
+        agents.make("ppo+search:worlds=many")
     with pytest.raises(ValueError, match="leaf must be one of"):
         SearchBot(leaf="guess")
     with pytest.raises(ValueError, match="bad search budget"):
