@@ -72,7 +72,7 @@ from skyjo_env.web.replay import Replay
 from skyjo_env.web.review import REVIEW_BUDGET, Reviews
 from skyjo_env.web.roster import Roster
 from skyjo_env.web.store import GameStore
-from skyjo_env.web.table import rule_options
+from skyjo_env.web.table import rule_options, where
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20
@@ -246,6 +246,7 @@ async def options(request: Request) -> Response:
             "max_games": server.store.max_games,
             "idle_seconds": server.store.idle_seconds,
             "actions": {"draw": DRAW, "take_discard": TAKE_DISCARD, "reveal_first": REVEAL_FIRST, "slots": NUM_SLOTS},
+            "slot_names": [where(slot) for slot in range(NUM_SLOTS)],  # as the move texts name them
         }
     )
 

@@ -63,6 +63,7 @@ def test_options_list_every_bot_and_every_rule_option(client):
     assert (options["min_players"], options["max_players"]) == (2, 8)
     # the page takes the action numbers from here, not from a copy of its own
     assert options["actions"] == {"draw": 24, "take_discard": 25, "reveal_first": 12, "slots": 12}
+    assert options["slot_names"][0] == "column 1, row 1" and options["slot_names"][5] == "column 2, row 3"
 
 
 # --------------------------------------------------------------- new game

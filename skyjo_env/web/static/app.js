@@ -49,7 +49,7 @@ function el(tag, attrs = {}, children = []) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function slotName(slot) {
-  return `column ${Math.floor(slot / 3) + 1}, row ${(slot % 3) + 1}`;
+  return ui.options.slot_names[slot]; // the server's names, as its move texts write them
 }
 
 function playerTitle(frame, seat) {
