@@ -200,57 +200,31 @@ def play_game(
 ) -> GameState:
     """Play one game in the terminal; every action (each seat's) is appended to `actions`."""
     actions = [] if actions is None else actions
-    bots = {}
     seats = [s for s in range(rules.num_players) if s != you]
-    for seat, spec in zip(seats, opponents):
-        bots[seat] = make(spec)
+    bots = {seat: make(spec) for seat, spec in zip(seats, opponents)}
     names = ", ".join(f"{seat_name(s)} = {getattr(b, 'name', type(b).__name__)}" for s, b in bots.items())
     term.say(f"Skyjo: you are {seat_name(you)}; {names}. Seed {seed}. Type help for the choices, quit to leave.")
     game = SeatedGame(rules, [bots.get(seat) for seat in range(rules.num_players)])
     state = game.deal(seed, [None if seat == you else seed + 1 + seat for seat in range(rules.num_players)])
-    showed_table_for = None
+    shown = None  # the table was last drawn for this (round, turn, phase, your face-down count)
     source: dict[int, str] = {}  # a bot's first decision of its turn, told with the second
     while not state.is_finished:
         seat = state.current_player
         before_status = list(state.status[seat])
         if seat == you:
-            key = (state.round_index, state.turns_in_round, state.phase, len(state.hidden_slots(seat)))
-            if key != showed_table_for:
+            key = (state.round_index, state.turns_in_round, state.phase, len(state.hidden_slots(you)))
+            if key != shown:
                 term.say("")
                 for line in table_lines(state, you, term.rich):
                     term.say(line)
-                showed_table_for = key
-            term.say(choices_text(state))
-            text = read("> ")
-            if text.strip().lower() in ("quit", "q", "exit"):
-                raise Quit
-            if text.strip().lower() in ("help", "h", "?"):
-                term.say(__doc__.split("\n\n", 1)[1].rstrip())
-                continue
-            try:
-                action = parse_command(text, state)
-            except ValueError as e:
-                term.say(f"[red]Not possible: {e}[/red]")
+                shown = key
+            action = _your_action(state, read, term)
+            if action is None:
                 continue
             game.apply(action)
-            actions.append(action)
         else:
-            action = game.ask()
-            phase = state.phase
-            slot = action % REVEAL_FIRST
-            replaced, replaced_was_up = state.values[seat][slot], state.status[seat][slot] == FACE_UP
-            game.apply(action)
-            actions.append(action)
-            who = seat_name(seat)
-            if action == DRAW:
-                source[seat] = f"drew {a_card(cast(int, state.held_card))}"
-            elif action == TAKE_DISCARD:
-                source[seat] = f"took the {state.held_card} from the discard"
-            elif phase == Phase.SETUP_REVEAL:
-                term.say(f"{who} turned {slot_name(slot)}: {state.values[seat][slot]}")
-            else:
-                revealed = replaced if state.is_round_over else state.values[seat][slot]
-                term.say(describe_turn(who, source.pop(seat), action, replaced, replaced_was_up, revealed))
+            action = _bot_move(game, term, source)
+        actions.append(action)
         if not state.is_round_over:
             for column in cleared_columns(before_status, state.status[seat]):
                 term.say(cleared_column(seat_name(seat), f"c{column}", cast(int, state.discard_top)))
@@ -261,12 +235,47 @@ def play_game(
             if not state.is_game_over:
                 term.say(f"Round {state.round_index + 1}: new deal; everyone turns two cards.")
     term.say("")
-    if state.is_truncated:
-        term.say(f"{TURN_LIMIT}.")
-    else:
-        for line in standings(state):
-            term.say(line)
+    for line in [f"{TURN_LIMIT}."] if state.is_truncated else standings(state):
+        term.say(line)
     return state
+
+
+def _your_action(state: GameState, read: Callable[[str], str], term: Terminal) -> int | None:
+    """The choices, then your command read as an action; None after help or a command that is not
+    possible (told), to ask again. Quit raises `Quit`."""
+    term.say(choices_text(state))
+    text = read("> ")
+    if text.strip().lower() in ("quit", "q", "exit"):
+        raise Quit
+    if text.strip().lower() in ("help", "h", "?"):
+        term.say(__doc__.split("\n\n", 1)[1].rstrip())
+        return None
+    try:
+        return parse_command(text, state)
+    except ValueError as e:
+        term.say(f"[red]Not possible: {e}[/red]")
+        return None
+
+
+def _bot_move(game: SeatedGame, term: Terminal, source: dict[int, str]) -> int:
+    """The bot to play makes its decision, applied; told at once in setup, else with the turn's second one."""
+    state = game.state
+    seat, phase = state.current_player, state.phase
+    action = game.ask()
+    slot = action % REVEAL_FIRST
+    replaced, replaced_was_up = state.values[seat][slot], state.status[seat][slot] == FACE_UP
+    game.apply(action)
+    who = seat_name(seat)
+    if action == DRAW:
+        source[seat] = f"drew {a_card(cast(int, state.held_card))}"
+    elif action == TAKE_DISCARD:
+        source[seat] = f"took the {state.held_card} from the discard"
+    elif phase == Phase.SETUP_REVEAL:
+        term.say(f"{who} turned {slot_name(slot)}: {state.values[seat][slot]}")
+    else:
+        revealed = replaced if state.is_round_over else state.values[seat][slot]
+        term.say(describe_turn(who, source.pop(seat), action, replaced, replaced_was_up, revealed))
+    return action
 
 
 # -------------------------------------------------------------------- CLI
