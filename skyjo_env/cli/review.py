@@ -13,9 +13,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skyjo_env import files
 from skyjo_env.cli.common import CommandError
+
+if TYPE_CHECKING:
+    from agents.review import MoveReview
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +42,6 @@ def run_from_args(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from agents.review import INACCURACY, MISTAKE, Budget, decisions, review_record
-    from skyjo_env.engine import action_to_string
     from skyjo_env.engine.record import RecordError, load_record
 
     try:
@@ -65,9 +68,29 @@ def run_from_args(args: argparse.Namespace) -> int:
         f"Expected round points lost: inaccuracy >= {INACCURACY:g}, mistake >= {MISTAKE:g}, fine below or within "
         "2 standard errors of 0 (the totals count the inaccuracies and mistakes)."
     )
+    _print_rounds(reviews, args.all)
+    total = sum(r.cost for r in reviews if r.grade != "fine")
+    print(f"\nIn all: {total:.1f} points lost over {len(reviews)} decisions (inaccuracies and mistakes).")
+    if args.json:
+        report = {
+            "record": str(args.record),
+            "seat": seat,
+            "budget": {"worlds": args.worlds, "top": args.top, "seed": args.seed},
+            "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE},
+            "moves": [r.as_dict() for r in reviews],
+        }
+        files.write_text(args.json, json.dumps(report, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
+def _print_rounds(reviews: list[MoveReview], show_all: bool) -> None:
+    """Each round's decisions (the inaccuracies and mistakes, or all), then the five biggest mistakes."""
+    from skyjo_env.engine import action_to_string
+
     for round_index in sorted({r.round for r in reviews}):
         moves = [r for r in reviews if r.round == round_index]
-        shown = moves if args.all else [r for r in moves if r.grade != "fine"]
+        shown = moves if show_all else [r for r in moves if r.grade != "fine"]
         counted = [r for r in moves if r.grade != "fine"]  # a fine move's estimate cannot be told from 0
         lost = sum(r.cost for r in counted)
         error = sum(r.error**2 for r in counted) ** 0.5
@@ -91,16 +114,3 @@ def run_from_args(args: argparse.Namespace) -> int:
                 f"  move {r.step} (round {r.round + 1}): {action_to_string(r.played)}, "
                 f"best {action_to_string(r.best)}: {r.cost:.1f} ± {r.error:.1f} points"
             )
-    total = sum(r.cost for r in reviews if r.grade != "fine")
-    print(f"\nIn all: {total:.1f} points lost over {len(reviews)} decisions (inaccuracies and mistakes).")
-    if args.json:
-        report = {
-            "record": str(args.record),
-            "seat": seat,
-            "budget": {"worlds": args.worlds, "top": args.top, "seed": args.seed},
-            "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE},
-            "moves": [r.as_dict() for r in reviews],
-        }
-        files.write_text(args.json, json.dumps(report, indent=2) + "\n")
-        print(f"wrote {args.json}")
-    return 0
