@@ -91,6 +91,39 @@ class ModelLoadError(ValueError):
     """A model file that cannot be used as a Skyjo bot (damaged, foreign, mismatched, or needing a missing extra)."""
 
 
+def _check_kind(architecture: str, activation: str, observation: str, players: tuple[int, ...]) -> None:
+    """ModelLoadError unless the network's architecture, activation, observation and table sizes are
+    known and agree; it names what does not."""
+    if architecture not in ARCHITECTURES:
+        raise ModelLoadError(f"architecture {architecture!r} is not supported (supported: {', '.join(ARCHITECTURES)})")
+    if activation not in ACTIVATIONS:
+        raise ModelLoadError(f"activation {activation!r} is not supported (supported: {', '.join(ACTIVATIONS)})")
+    if observation not in OBSERVATIONS:
+        raise ModelLoadError(f"observation {observation!r} is unknown (known: {', '.join(OBSERVATIONS)})")
+    if not players or not all(_is_int(n) and MIN_PLAYERS <= n <= MAX_PLAYERS for n in players):
+        raise ModelLoadError(f"players must list table sizes {MIN_PLAYERS}..{MAX_PLAYERS}, got {list(players)}")
+    if len(set(players)) != len(players):
+        raise ModelLoadError(f"players lists a table size twice: {list(players)}")
+    if observation == OBSERVATION_VERSION and len(players) != 1:
+        raise ModelLoadError(f"the {observation} observation is one table size's; players lists {list(players)}")
+    if architecture == "seats" and observation != SEATS_VERSION:
+        raise ModelLoadError(f"the seats architecture reads the {SEATS_VERSION} observation, not {observation}")
+
+
+def _check_layer(name: str, weight: np.ndarray, bias: np.ndarray) -> None:
+    """ModelLoadError unless the layer is float32, finite, (out, in) and (out,)."""
+    for part, array in (("weight", weight), ("bias", bias)):
+        if not isinstance(array, np.ndarray) or array.dtype != np.float32:
+            kind = array.dtype if isinstance(array, np.ndarray) else type(array).__name__
+            raise ModelLoadError(f"layer {name} {part} is {kind}; weights must be float32")
+        if not np.isfinite(array).all():
+            raise ModelLoadError(f"layer {name} {part} holds NaN or infinite values")
+    if weight.ndim != 2 or bias.shape != (weight.shape[0],):
+        raise ModelLoadError(
+            f"layer {name} has weight shape {weight.shape} and bias shape {bias.shape}; expected (out, in) and (out,)"
+        )
+
+
 class PolicyNetwork:
     """A policy's layers as numpy: observations in, the 26 action logits out.
 
@@ -120,23 +153,8 @@ class PolicyNetwork:
         info: Mapping[str, Any] | None = None,
         value_outputs: Sequence[str] = (),
     ) -> None:
-        if architecture not in ARCHITECTURES:
-            raise ModelLoadError(
-                f"architecture {architecture!r} is not supported (supported: {', '.join(ARCHITECTURES)})"
-            )
-        if activation not in ACTIVATIONS:
-            raise ModelLoadError(f"activation {activation!r} is not supported (supported: {', '.join(ACTIVATIONS)})")
-        if observation not in OBSERVATIONS:
-            raise ModelLoadError(f"observation {observation!r} is unknown (known: {', '.join(OBSERVATIONS)})")
         players = tuple(players)
-        if not players or not all(_is_int(n) and MIN_PLAYERS <= n <= MAX_PLAYERS for n in players):
-            raise ModelLoadError(f"players must list table sizes {MIN_PLAYERS}..{MAX_PLAYERS}, got {list(players)}")
-        if len(set(players)) != len(players):
-            raise ModelLoadError(f"players lists a table size twice: {list(players)}")
-        if observation == OBSERVATION_VERSION and len(players) != 1:
-            raise ModelLoadError(f"the {observation} observation is one table size's; players lists {list(players)}")
-        if architecture == "seats" and observation != SEATS_VERSION:
-            raise ModelLoadError(f"the seats architecture reads the {SEATS_VERSION} observation, not {observation}")
+        _check_kind(architecture, activation, observation, players)
         named = (
             dict(layers) if isinstance(layers, Mapping) else {f"policy.{i}": layer for i, layer in enumerate(layers)}
         )
@@ -156,17 +174,7 @@ class PolicyNetwork:
         self.info = dict(info or {})
         self.observation_size = OBSERVATIONS[observation](players[0])
         for name, (weight, bias) in named.items():
-            for part, array in (("weight", weight), ("bias", bias)):
-                if not isinstance(array, np.ndarray) or array.dtype != np.float32:
-                    kind = array.dtype if isinstance(array, np.ndarray) else type(array).__name__
-                    raise ModelLoadError(f"layer {name} {part} is {kind}; weights must be float32")
-                if not np.isfinite(array).all():
-                    raise ModelLoadError(f"layer {name} {part} holds NaN or infinite values")
-            if weight.ndim != 2 or bias.shape != (weight.shape[0],):
-                raise ModelLoadError(
-                    f"layer {name} has weight shape {weight.shape} and bias shape {bias.shape}; "
-                    "expected (out, in) and (out,)"
-                )
+            _check_layer(name, weight, bias)
         self.named = named
         self.groups = self._check_groups(named)
         self.weights: list[tuple[np.ndarray, np.ndarray]] = list(named.values())
@@ -471,7 +479,12 @@ def _parse_metadata(path: Path, header: Mapping[str, str]) -> dict[str, Any]:
             and all(isinstance(name, str) for name in value["outputs"])
         ):
             raise ModelLoadError(f"{path}: value must be {{'outputs': [names]}}, got {value!r}")
-    layers = meta["layers"]
+    _check_layer_list(path, meta["layers"])
+    return meta
+
+
+def _check_layer_list(path: Path, layers: Any) -> None:
+    """The metadata's `layers`: a non-empty list of distinct names, each with an (out, in) shape."""
     if not isinstance(layers, list) or not layers:
         raise ModelLoadError(f"{path}: layers must be a non-empty list, got {layers!r}")
     names = set()
@@ -490,7 +503,6 @@ def _parse_metadata(path: Path, header: Mapping[str, str]) -> dict[str, Any]:
         if layer["name"] in names:
             raise ModelLoadError(f"{path}: layer name {layer['name']!r} appears twice")
         names.add(layer["name"])
-    return meta
 
 
 def _check_tensors(
