@@ -31,6 +31,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -171,6 +172,18 @@ def load_chunks(data: Path) -> dict[str, np.ndarray]:
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 
+def _tanh_mlp(sizes: Sequence[int]) -> Any:
+    """A torch MLP through `sizes`, tanh between its linear layers."""
+    import torch
+
+    layers: list[torch.nn.Module] = []
+    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
+        layers.append(torch.nn.Linear(a, b))
+        if i < len(sizes) - 2:
+            layers.append(torch.nn.Tanh())
+    return torch.nn.Sequential(*layers)
+
+
 def fit(
     data: dict[str, np.ndarray],
     hidden: Sequence[int] = (256, 256),
@@ -189,13 +202,7 @@ def fit(
     y_margin = torch.from_numpy(data["margin"].astype(np.float32))
     held = torch.from_numpy(data["game"] % 20 == 0)
     train_idx, test_idx = torch.nonzero(~held).squeeze(1), torch.nonzero(held).squeeze(1)
-    sizes = [x.shape[1], *hidden, len(OUTPUTS)]
-    layers: list[torch.nn.Module] = []
-    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
-        layers.append(torch.nn.Linear(a, b))
-        if i < len(sizes) - 2:
-            layers.append(torch.nn.Tanh())
-    model = torch.nn.Sequential(*layers)
+    model = _tanh_mlp([x.shape[1], *hidden, len(OUTPUTS)])
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, epochs)
     bce = torch.nn.BCEWithLogitsLoss()
