@@ -3,7 +3,8 @@
 A `.zip` is unpickled when it is loaded, so it can run code: load only your own. Reading
 one needs sb3-contrib and torch (the `train` extra); without them the reader raises a
 `ModelLoadError` that names the install command. `export_sb3_model` writes the policy
-network as a `.safetensors` policy file (`agents.model_file`), which loads with numpy only.
+network as a `.safetensors` policy file (`agents.model_file`), which loads with numpy only;
+`load_network_into` copies such a file's network back into a model's actor (to train on from it).
 """
 
 from __future__ import annotations
@@ -118,6 +119,49 @@ def network_from_model(model: Any, source: str = "", players: Sequence[int] | No
         return PolicyNetwork(named, activation, sizes, observation, architecture, info)
     except ModelLoadError as e:
         raise ModelLoadError(f"{path}: {e}") from None
+
+
+def load_network_into(model: Any, network: PolicyNetwork, source: str = "") -> None:
+    """Copy `network` (a policy file's) into the actor of the in-memory MaskablePPO `model`: the
+    inverse of `network_from_model`. The seats encoders (shared with the critic, as SB3 shares its
+    features extractor), the policy layers and the action layer take the file's weights; the
+    critic's own layers are left as they are (a policy file has none). Raises `ModelLoadError`
+    naming what does not fit: the architecture, the activation, a layer's shape."""
+    import torch
+
+    path = source or "the policy file"
+    policy = model.policy
+    activation = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}.get(policy.activation_fn)
+    if activation != network.activation:
+        raise ModelLoadError(f"{path} uses {network.activation}; the model uses {policy.activation_fn.__name__}")
+    extractor = type(policy.features_extractor).__name__
+    wanted = {"seats": "SeatsExtractor", "mlp": "FlattenExtractor"}[network.architecture]
+    if extractor != wanted:
+        raise ModelLoadError(
+            f"{path} is a {network.architecture} network; the model's features extractor is {extractor}"
+        )
+    modules: dict[str, Any] = {}
+    if network.architecture == "seats":
+        for group in ("self", "opponent"):
+            net = getattr(policy.features_extractor, f"{group}_net")
+            for i, module in enumerate(_linear_layers(path, f"the {group} encoder", list(net), policy.activation_fn)):
+                modules[f"{group}.{i}"] = module
+    trunk = _linear_layers(path, "the policy network", list(policy.mlp_extractor.policy_net), policy.activation_fn)
+    for i, module in enumerate([*trunk, policy.action_net]):
+        modules[f"policy.{i}"] = module
+    if set(modules) != set(network.named):
+        raise ModelLoadError(f"{path} has the layers {list(network.named)}; the model's actor has {list(modules)}")
+    for name, module in modules.items():
+        weight, bias = network.named[name]
+        if tuple(module.weight.shape) != weight.shape:
+            raise ModelLoadError(
+                f"{path}: layer {name} has shape {weight.shape}; the model's has {tuple(module.weight.shape)}"
+            )
+    with torch.no_grad():
+        for name, module in modules.items():
+            weight, bias = network.named[name]
+            module.weight.copy_(torch.as_tensor(weight))
+            module.bias.copy_(torch.as_tensor(bias))
 
 
 def _linear_layers(path: str, what: str, modules: list[Any], activation: type) -> list[Any]:

@@ -191,7 +191,12 @@ class TrainConfig:
     device: str = _f("auto", "'cpu', 'cuda' or 'auto'")
     torch_threads: int = _f(0, "torch threads for the network (0: torch's default, one per core)")
     checkpoint_every: int = _f(250_000, "steps between checkpoints (resume points)")
-    init_model: str = _f("", "start a new run from this model's weights (same network shape) instead of random ones")
+    init_model: str = _f(
+        "",
+        "start a new run from this model's weights (same network shape) instead of random ones: an SB3 "
+        "checkpoint (.zip, with no warm start) or a policy file (.safetensors: its actor; the warm start "
+        "then fits the critic alone)",
+    )
     env: EnvConfig = _group(EnvConfig, "the games")
     ppo: PPOConfig = _group(PPOConfig, "PPO and the network")
     league: LeagueConfig = _group(LeagueConfig, "the opponents")
@@ -288,11 +293,18 @@ class TrainConfig:
     def _check_warm_start(self) -> None:
         bots = [*available_bots(), NO_WARM_START]
         _require(self.warm_start.bot in bots, f"warm_start.bot must be one of {bots}, got {self.warm_start.bot!r}")
-        _require(
-            not (self.warm_start.enabled and self.init_model),
-            "give a warm start or init_model, not both (the warm start would replace the weights of init_model): "
-            f"add --warm-start.bot {NO_WARM_START} to start from init_model",
-        )
+        if self.backend == "sb3" and self.init_model.endswith(".safetensors"):
+            _require(
+                self.warm_start.enabled,
+                "init_model is a policy file: its actor without a critic; give a warm start (warm_start.bot), "
+                "whose games fit the critic alone (the actor stays as loaded)",
+            )
+        else:
+            _require(
+                not (self.warm_start.enabled and self.init_model),
+                "give a warm start or init_model, not both (the warm start would replace the weights of init_model): "
+                f"add --warm-start.bot {NO_WARM_START} to start from init_model",
+            )
 
     def _check_backend(self) -> None:
         """What each backend needs of the rest, and what the rllib backend cannot do."""

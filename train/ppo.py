@@ -333,22 +333,38 @@ def _resumed_model(config: TrainConfig, run_dir: Path, env) -> Any:
 
 
 def _new_run_model(config: TrainConfig, run_dir: Path, env) -> Any:
-    """A new model: from init_model's weights, or from random ones and the warm start."""
+    """A new model: from init_model's weights (an SB3 checkpoint whole; a policy file's actor, then the
+    warm start fits the critic alone), or from random ones and the warm start."""
     model = new_model(config, env, run_dir)
     if config.init_model:
-        try:
-            model.set_parameters(config.init_model, exact_match=True, device=model.device)
-        except (ValueError, RuntimeError, KeyError) as e:
-            raise ConfigError(f"init_model {config.init_model} does not fit this config's network: {e}") from None
+        _load_init_model(model, config)
         print(f"starting from the weights of {config.init_model}")
     if config.warm_start.enabled:
-        warm_start(model, config, run_dir)
+        warm_start(model, config, run_dir, value_only=bool(config.init_model))
     return model
 
 
-def warm_start(model, config: TrainConfig, run_dir: Path) -> None:
-    """Behaviour cloning of the config's bot into the new model (`train.warm_start`); the report in
-    warm_start.json."""
+def _load_init_model(model: Any, config: TrainConfig) -> None:
+    """init_model's weights into the new model, refused (ConfigError) unless they fit its network."""
+    from agents.model_file import ModelLoadError, load_policy
+    from agents.sb3_model import load_network_into
+
+    path = config.init_model
+    try:
+        if path.endswith(".safetensors"):
+            network = load_policy(path)
+            if network.observation != config.env.observation:
+                raise ModelLoadError(f"it reads the {network.observation} observation, not {config.env.observation}")
+            load_network_into(model, network, path)
+        else:
+            model.set_parameters(path, exact_match=True, device=model.device)
+    except (ModelLoadError, ValueError, RuntimeError, KeyError) as e:
+        raise ConfigError(f"init_model {path} does not fit this config's network: {e}") from None
+
+
+def warm_start(model, config: TrainConfig, run_dir: Path, value_only: bool = False) -> None:
+    """Behaviour cloning of the config's bot into the new model (`train.warm_start`), or with `value_only`
+    its critic fitted to the bot's games alone; the report in warm_start.json."""
     from train.warm_start import clone, demonstrations, sb3_target
 
     spec = config.warm_start
@@ -370,6 +386,8 @@ def warm_start(model, config: TrainConfig, run_dir: Path) -> None:
         learning_rate=spec.learning_rate,
         batch_size=spec.batch_size,
         seed=config.seed,
+        value_only=value_only,
     )
-    print(f"warm start from {spec.bot}: {report}")
-    files.write_json(run_dir / "warm_start.json", {"bot": spec.bot, **report.as_dict()})
+    print(f"warm start from {spec.bot}{' (the value only)' if value_only else ''}: {report}")
+    fitted = {"value_only": True} if value_only else {}
+    files.write_json(run_dir / "warm_start.json", {"bot": spec.bot, **fitted, **report.as_dict()})

@@ -195,17 +195,24 @@ class CloneTarget:
     parameters: Callable[[], Any]
     set_training: Callable[[bool], None]
     device: Any
+    value_parameters: Callable[[], Any] | None = None  # the critic's own (for `clone(value_only=True)`)
 
 
 def sb3_target(model: Any) -> CloneTarget:
     """A MaskablePPO model's policy as a `CloneTarget` (its own extractor, actor and critic)."""
     policy = model.policy
+
+    def value_parameters() -> list[Any]:
+        own = [*policy.mlp_extractor.value_net.parameters(), *policy.value_net.parameters()]
+        return own if policy.share_features_extractor else [*own, *policy.vf_features_extractor.parameters()]
+
     return CloneTarget(
         logits=lambda obs: policy.get_distribution(obs).distribution.logits,
         values=lambda obs: policy.predict_values(obs).flatten(),
         parameters=policy.parameters,
         set_training=policy.set_training_mode,
         device=policy.device,
+        value_parameters=value_parameters,
     )
 
 
@@ -218,6 +225,7 @@ def clone(
     value_weight: float = 0.5,
     seed: int = 0,
     progress: bool = True,
+    value_only: bool = False,
 ) -> CloneReport:
     """Train `target` (`sb3_target(model)` for a MaskablePPO model) to play like `demos` for `epochs` passes.
 
@@ -225,6 +233,9 @@ def clone(
     legal actions only) + `value_weight` x the squared error of the value against the return. A
     tenth of the decisions (at least one) is held out to measure the agreement reached. The
     policy's own optimizer (PPO's) is left untouched: the loop has its own Adam.
+
+    `value_only`: train the critic's own layers on the value loss alone, the actor (and a features
+    extractor shared with it) left exactly as it is: a critic for an actor loaded from a policy file.
     """
     import torch
     import torch.nn.functional as F
@@ -237,23 +248,32 @@ def clone(
     if len(train_idx) == 0:
         raise ValueError(f"too few demonstrations to train on ({len(demos)})")
 
-    optimizer = torch.optim.Adam(target.parameters(), lr=learning_rate)
+    if not value_only:
+        params = list(target.parameters())
+    elif target.value_parameters is not None:
+        params = list(target.value_parameters())
+    else:
+        raise ValueError("value_only needs a target that names its critic's parameters (value_parameters)")
+    optimizer = torch.optim.Adam(params, lr=learning_rate)
     steps = epochs * -(-len(train_idx) // batch_size)
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=steps, desc=f"warm start: cloning, {epochs} epochs", unit="batch", dynamic_ncols=True)
+        what = "fitting the value" if value_only else "cloning"
+        bar = tqdm(total=steps, desc=f"warm start: {what}, {epochs} epochs", unit="batch", dynamic_ncols=True)
     target.set_training(True)
     for _ in range(epochs):
         rng.shuffle(train_idx)
         for start in range(0, len(train_idx), batch_size):
             obs, actions, masks, returns = _tensors(demos, train_idx[start : start + batch_size], device)
-            log_prob = _masked_log_probs(target, obs, masks).gather(1, actions[:, None]).squeeze(1)
-            loss = -log_prob.mean() + value_weight * F.mse_loss(target.values(obs), returns)
+            loss = value_weight * F.mse_loss(target.values(obs), returns)
+            if not value_only:
+                log_prob = _masked_log_probs(target, obs, masks).gather(1, actions[:, None]).squeeze(1)
+                loss = loss - log_prob.mean()
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(target.parameters(), 0.5)
+            torch.nn.utils.clip_grad_norm_(params, 0.5)
             optimizer.step()
             if bar is not None:
                 bar.update(1)

@@ -215,6 +215,14 @@ def test_a_warm_start_excludes_init_model(tmp_path):
     assert TrainConfig(init_model=str(model), warm_start=none).init_model == str(model)
 
 
+def test_a_policy_file_as_init_model_needs_a_warm_start_to_fit_its_critic(tmp_path):
+    policy_file = tmp_path / "m.safetensors"
+    policy_file.write_bytes(b"")
+    assert TrainConfig(init_model=str(policy_file)).warm_start.bot == "expert"  # the default warm start
+    with pytest.raises(ConfigError, match="its actor without a critic; give a warm start"):
+        TrainConfig(init_model=str(policy_file), warm_start=WarmStartConfig(bot=NO_WARM_START))
+
+
 def test_init_model_must_exist_to_start_a_run_but_not_to_resume_one(tmp_path):
     from train.ppo import new_run_dir
 

@@ -112,6 +112,46 @@ def test_a_new_run_can_start_from_a_models_weights(tiny_run, tmp_path):
     assert done.returncode == 2 and "does not fit this config's network" in done.stderr
 
 
+def test_a_new_run_can_start_from_a_policy_files_actor(tiny_run, tmp_path):
+    """A policy file holds an actor and no critic: the new model takes the actor bit for bit and the
+    warm start fits the critic alone on its bot's games."""
+    from agents.sb3_model import network_from_model
+    from train.config import ConfigError
+    from train.ppo import _new_run_model, build_vec_env
+
+    policy_file = tiny_run / "final_model.safetensors"
+    config, run, _ = _in_process_run(tmp_path, init_model=str(policy_file), warm_start={"bot": "greedy"})
+    model = _new_run_model(config, run, build_vec_env(config, run / "pool"))
+    loaded, original = network_from_model(model).named, load_policy(policy_file).named
+    assert list(loaded) == list(original)
+    assert all(np.array_equal(loaded[k][i], original[k][i]) for k in original for i in (0, 1))
+    report = json.loads((run / "warm_start.json").read_text())
+    assert report["bot"] == "greedy" and report["value_only"] is True and report["decisions"] > 0
+    config, run, _ = _in_process_run(
+        tmp_path / "other", init_model=str(policy_file), warm_start={"bot": "greedy"}, ppo={"net_arch": [32, 16]}
+    )
+    with pytest.raises(ConfigError, match="does not fit this config.s network: .*layer policy.1 has shape"):
+        _new_run_model(config, run, build_vec_env(config, run / "pool"))
+
+
+def test_the_shipped_network_loads_into_a_model_of_its_recipe(tmp_path):
+    """`ppo` (agents/models/ppo_all.safetensors, the seats network) as init_model of its own recipe:
+    the model's actor is the file's, so the model plays the shipped agent's moves."""
+    from agents.ppo_bot import SHIPPED_MODEL_ALL
+    from agents.sb3_model import network_from_model
+    from train.config import load_config
+    from train.ppo import _new_run_model, build_vec_env, new_run_dir
+
+    short = {"env": {"n_envs": 2}, "warm_start": {"bot": "greedy", "games": 1, "epochs": 1}}
+    short.update(init_model=str(SHIPPED_MODEL_ALL), runs_dir=str(tmp_path / "runs"))
+    config = load_config(Path(__file__).resolve().parents[2] / "configs" / "ppo_all_sizes.yaml", short)
+    run = new_run_dir(config)
+    model = _new_run_model(config, run, build_vec_env(config, run / "pool"))
+    shipped, loaded = load_policy(SHIPPED_MODEL_ALL), network_from_model(model)
+    assert loaded.architecture == shipped.architecture == "seats"
+    assert all(np.array_equal(loaded.named[k][i], shipped.named[k][i]) for k in shipped.named for i in (0, 1))
+
+
 @pytest.mark.slow  # a subprocess training; test_train_in_process covers the same path quickly
 def test_a_checkpoint_is_a_bot_that_plays_legal_moves(tiny_run):
     plays_a_legal_game(agents.make(str(tiny_run / "checkpoints" / "latest.zip")), seed=0)

@@ -54,3 +54,30 @@ def test_cloning_expert_gives_a_policy_that_plays_legally_and_beats_random(tmp_p
     path = save_policy(network_from_model(model, "clone"), tmp_path / "clone.safetensors")
     result = evaluate([str(path), "random"], 40, seed=0, rules=Rules(num_players=2), workers=1, progress=False)
     assert result["results"][0]["win_rate"] >= 0.9  # every move legal, or evaluate() raises
+
+
+def test_fitting_the_value_only_leaves_the_actor_as_it_was():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from skyjo_env.sb3 import SkyjoVecEnv
+    from train.warm_start import clone, sb3_target
+
+    demos = demonstrations("greedy", 6, Rules(num_players=2), seed=0, progress=False)
+    env = SkyjoVecEnv(2, opponents=["random"])
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [32]}, seed=0, device="cpu")
+    before = {k: v.clone() for k, v in model.policy.state_dict().items()}
+    untrained = clone(sb3_target(model), demos, epochs=0, progress=False)
+    fitted = clone(
+        sb3_target(model), demos, epochs=8, learning_rate=3e-3, batch_size=64, progress=False, value_only=True
+    )
+    assert fitted.value_loss < untrained.value_loss / 2, (untrained, fitted)
+    assert fitted.agreement == untrained.agreement
+    after = model.policy.state_dict()
+    changed = {k for k in before if not torch.equal(before[k], after[k])}
+    assert changed == {
+        "mlp_extractor.value_net.0.weight",
+        "mlp_extractor.value_net.0.bias",
+        "value_net.weight",
+        "value_net.bias",
+    }
