@@ -152,12 +152,12 @@ def discounted_returns(seats: list[int], rewards: list[float], episode_ends: lis
     return returns
 
 
-def _progress(total: int, desc: str, enabled: bool) -> Any:
+def _progress(total: int, desc: str, enabled: bool, unit: str = "game") -> Any:
     if not enabled:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, unit="game", dynamic_ncols=True)
+    return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)
 
 
 @dataclass
@@ -248,20 +248,11 @@ def clone(
     if len(train_idx) == 0:
         raise ValueError(f"too few demonstrations to train on ({len(demos)})")
 
-    if not value_only:
-        params = list(target.parameters())
-    elif target.value_parameters is not None:
-        params = list(target.value_parameters())
-    else:
-        raise ValueError("value_only needs a target that names its critic's parameters (value_parameters)")
+    params = _trained_parameters(target, value_only)
     optimizer = torch.optim.Adam(params, lr=learning_rate)
     steps = epochs * -(-len(train_idx) // batch_size)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        what = "fitting the value" if value_only else "cloning"
-        bar = tqdm(total=steps, desc=f"warm start: {what}, {epochs} epochs", unit="batch", dynamic_ncols=True)
+    what = "fitting the value" if value_only else "cloning"
+    bar = _progress(steps, f"warm start: {what}, {epochs} epochs", progress, unit="batch")
     target.set_training(True)
     for _ in range(epochs):
         rng.shuffle(train_idx)
@@ -281,6 +272,15 @@ def clone(
         bar.close()
     target.set_training(False)
     return CloneReport(len(train_idx), len(held), *_held_out_scores(target, demos, held))
+
+
+def _trained_parameters(target: CloneTarget, value_only: bool) -> list[Any]:
+    """What `clone` trains: every parameter, or with `value_only` the critic's own."""
+    if not value_only:
+        return list(target.parameters())
+    if target.value_parameters is None:
+        raise ValueError("value_only needs a target that names its critic's parameters (value_parameters)")
+    return list(target.value_parameters())
 
 
 def _tensors(demos: Demonstrations, idx: np.ndarray, device: Any) -> tuple[Any, Any, Any, Any]:
