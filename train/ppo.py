@@ -355,6 +355,8 @@ def _load_init_model(model: Any, config: TrainConfig) -> None:
             network = load_policy(path)
             if network.observation != config.env.observation:
                 raise ModelLoadError(f"it reads the {network.observation} observation, not {config.env.observation}")
+            if not set(config.sizes()) <= set(network.players):
+                raise ModelLoadError(f"it plays {list(network.players)} players; this run plays {config.sizes()}")
             load_network_into(model, network, path)
         else:
             model.set_parameters(path, exact_match=True, device=model.device)

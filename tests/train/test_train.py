@@ -132,6 +132,11 @@ def test_a_new_run_can_start_from_a_policy_files_actor(tiny_run, tmp_path):
     )
     with pytest.raises(ConfigError, match="does not fit this config.s network: .*layer policy.1 has shape"):
         _new_run_model(config, run, build_vec_env(config, run / "pool"))
+    config, run, _ = _in_process_run(
+        tmp_path / "three", init_model=str(policy_file), warm_start={"bot": "greedy"}, env={"num_players": 3}
+    )
+    with pytest.raises(ConfigError, match=r"it plays \[2\] players; this run plays \[3\]"):
+        _new_run_model(config, run, build_vec_env(config, run / "pool"))
 
 
 def test_the_shipped_network_loads_into_a_model_of_its_recipe(tmp_path):
