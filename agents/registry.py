@@ -125,13 +125,17 @@ def _shipped(name: str, constant: str, **kwargs: Any) -> PolicyBot:
     return bot
 
 
+def _class_at(path: str) -> Any:
+    """The bot class at `path` ("module:Class"), imported at first use (its extra may be missing)."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def _construct(path: str, **kwargs: Any) -> Policy:
-    """The bot class at `path` ("module:Class"), imported at first use (its extra may be missing), made."""
-    module, _, cls = path.partition(":")
-    return getattr(importlib.import_module(module), cls)(**kwargs)
+    """A bot of the class at `path`."""
+    return _class_at(path)(**kwargs)
 
 
 def _parse(path: str, what: str, text: str) -> dict[str, Any]:
     """`text` read by the `OPTION_TYPES` of the bot class at `path`."""
-    module, _, cls = path.partition(":")
-    return parse_agent_options(text, getattr(importlib.import_module(module), cls).OPTION_TYPES, what)
+    return parse_agent_options(text, _class_at(path).OPTION_TYPES, what)
