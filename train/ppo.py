@@ -292,7 +292,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     else:
         config.check_start()
     env = build_vec_env(config, run_dir / "pool")
-    model = _resumed_model(config, run_dir, env) if resume else _new_run_model(config, run_dir, env)
+    model = _resumed_model(config, run_dir, env, latest) if resume else _new_run_model(config, run_dir, env)
     remaining = config.total_timesteps - model.num_timesteps
 
     def save() -> None:
@@ -318,12 +318,11 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
     return final
 
 
-def _resumed_model(config: TrainConfig, run_dir: Path, env) -> Any:
-    """The run's last checkpoint on `env` (closed if it cannot be loaded); the config's overrides hold from here."""
+def _resumed_model(config: TrainConfig, run_dir: Path, env, latest: Path) -> Any:
+    """The run's last checkpoint `latest` on `env` (closed if it cannot be loaded); the config's overrides
+    hold from here."""
     try:
-        model = load_sb3_model(
-            run_dir / "checkpoints" / LATEST, env=env, device=config.device, tensorboard_log=str(run_dir / "tb")
-        )
+        model = load_sb3_model(latest, env=env, device=config.device, tensorboard_log=str(run_dir / "tb"))
     except ConfigError:
         env.close()
         raise
