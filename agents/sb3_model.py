@@ -96,24 +96,15 @@ def network_from_model(model: Any, source: str = "", players: Sequence[int] | No
     extractor = type(policy.features_extractor).__name__
     if not policy.share_features_extractor and type(policy.pi_features_extractor).__name__ != extractor:
         raise ModelLoadError(f"{path}: the policy's and the value's features extractors differ")
-    named: dict[str, tuple[Any, Any]] = {}
     if extractor == "SeatsExtractor" and observation == SEATS_VERSION:
         architecture = "seats"
-        for group, net in (
-            ("self", policy.features_extractor.self_net),
-            ("opponent", policy.features_extractor.opponent_net),
-        ):
-            for i, module in enumerate(_linear_layers(path, f"the {group} encoder", list(net), policy.activation_fn)):
-                named[f"{group}.{i}"] = _arrays(module)
     elif extractor == "FlattenExtractor":
         architecture = "mlp"
     else:
         raise ModelLoadError(
             f"{path} uses the features extractor {extractor}; supported: FlattenExtractor (MlpPolicy), SeatsExtractor"
         )
-    trunk = _linear_layers(path, "the policy network", list(policy.mlp_extractor.policy_net), policy.activation_fn)
-    for i, module in enumerate([*trunk, policy.action_net]):
-        named[f"policy.{i}"] = _arrays(module)
+    named = {name: _arrays(module) for name, module in _actor_modules(path, policy, architecture).items()}
     info = {"trained_steps": int(model.num_timesteps), "source": str(source)}
     try:
         return PolicyNetwork(named, activation, sizes, observation, architecture, info)
@@ -140,15 +131,7 @@ def load_network_into(model: Any, network: PolicyNetwork, source: str = "") -> N
         raise ModelLoadError(
             f"{path} is a {network.architecture} network; the model's features extractor is {extractor}"
         )
-    modules: dict[str, Any] = {}
-    if network.architecture == "seats":
-        for group in ("self", "opponent"):
-            net = getattr(policy.features_extractor, f"{group}_net")
-            for i, module in enumerate(_linear_layers(path, f"the {group} encoder", list(net), policy.activation_fn)):
-                modules[f"{group}.{i}"] = module
-    trunk = _linear_layers(path, "the policy network", list(policy.mlp_extractor.policy_net), policy.activation_fn)
-    for i, module in enumerate([*trunk, policy.action_net]):
-        modules[f"policy.{i}"] = module
+    modules = _actor_modules(path, policy, network.architecture)
     if set(modules) != set(network.named):
         raise ModelLoadError(f"{path} has the layers {list(network.named)}; the model's actor has {list(modules)}")
     for name, module in modules.items():
@@ -162,6 +145,21 @@ def load_network_into(model: Any, network: PolicyNetwork, source: str = "") -> N
             weight, bias = network.named[name]
             module.weight.copy_(torch.as_tensor(weight))
             module.bias.copy_(torch.as_tensor(bias))
+
+
+def _actor_modules(path: str, policy: Any, architecture: str) -> dict[str, Any]:
+    """The actor's Linear layers under their policy-file names: the seats encoders (`self.i`,
+    `opponent.i`) of a seats network, then the policy trunk and the action layer (`policy.i`)."""
+    modules: dict[str, Any] = {}
+    if architecture == "seats":
+        for group in ("self", "opponent"):
+            net = getattr(policy.features_extractor, f"{group}_net")
+            for i, module in enumerate(_linear_layers(path, f"the {group} encoder", list(net), policy.activation_fn)):
+                modules[f"{group}.{i}"] = module
+    trunk = _linear_layers(path, "the policy network", list(policy.mlp_extractor.policy_net), policy.activation_fn)
+    for i, module in enumerate([*trunk, policy.action_net]):
+        modules[f"policy.{i}"] = module
+    return modules
 
 
 def _linear_layers(path: str, what: str, modules: list[Any], activation: type) -> list[Any]:
