@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from skyjo_env.cli.bench import UniformStream
-from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine import Rules, apply_action, legal_actions, new_game, render
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,5 +21,5 @@ def run_from_args(args: argparse.Namespace) -> int:
         r = state.last_round
         if state.is_round_over and r is not None:
             print(f"Round {r.round_index + 1} ended by player_{r.ender}: scores {r.scores}, totals {state.totals}")
-    print(state)
+    print(render(state))
     return 0

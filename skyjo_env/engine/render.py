@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from skyjo_env.engine.actions import NUM_COLUMNS, NUM_ROWS
 from skyjo_env.engine.codes import FACE_UP, FROM_DISCARD, REMOVED, Phase
-
-if TYPE_CHECKING:  # for annotations only: the state module imports this one (GameState.__str__)
-    from skyjo_env.engine.state import GameState
+from skyjo_env.engine.state import GameState
 
 _PROMPTS = {
     Phase.SETUP_REVEAL: "turn two cards face-up",

@@ -17,7 +17,6 @@ import numpy as np
 from skyjo_env.engine import snapshot
 from skyjo_env.engine.codes import FACE_UP, FROM_DISCARD, FROM_DRAW, FROM_NONE, HIDDEN, REMOVED, Phase
 from skyjo_env.engine.options import Rules
-from skyjo_env.engine.render import render
 from skyjo_env.engine.scoring import RoundResult
 from skyjo_env.engine.snapshot import SnapshotError
 
@@ -141,9 +140,6 @@ class GameState:
         return _copy(self)
 
     __copy__ = copy
-
-    def __str__(self) -> str:
-        return render(self)
 
     def __repr__(self) -> str:
         return (

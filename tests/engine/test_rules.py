@@ -21,6 +21,7 @@ from skyjo_env.engine import (
     full_deck,
     legal_actions,
     new_game,
+    render,
 )
 from skyjo_env.engine.actions import place, reveal
 from tests.engine.scenario import ALL_HIDDEN, all_cards, grid, hidden, scenario
@@ -505,7 +506,7 @@ def test_copy_is_independent_and_continues_identically():
 def test_render_shows_hidden_as_hashes_and_removed_as_blanks():
     mine = grid([[None, 1, h(3), 4], [None, h(6), h(7), h(8)], [None, h(10), h(11), h(12)]])
     state = play_scenario(mine=mine, discard=[7])
-    text = str(state)
+    text = render(state)
     assert "player_0" in text and "player_1" in text
     assert "##" in text and "top 7" in text and "draw or take the discard" in text
     first_row = next(line for line in text.splitlines() if line.strip().startswith("r0"))
