@@ -35,6 +35,7 @@ their names and shapes.
 | `game` (default) | end of the game | sole winner +1, others -1; k tied winners 2/k - 1 each |
 | `round_score` | end of each round | -(own round score) / 100 |
 | `relative` | end of each round | (mean round score of the others - own) / 100 |
+| `win_chance` | end of each round | 2 x the change of the seat's chance of winning the game (`skyjo_env.rewards`) |
 
 An illegal action through `env()` ends the game: the offender gets `illegal_reward`
 (-1), the others 0. `raw_env` raises `IllegalActionError` instead. An action that is not

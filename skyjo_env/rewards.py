@@ -5,17 +5,26 @@
 | `game` | end of the episode | sole winner +1, loser -1, k tied winners 2/k - 1 each (a 2-way tie: 0) |
 | `round_score` | end of each round | -(own round score) / 100 |
 | `relative` | end of each round | ((mean round score of the others) - own round score) / 100 |
+| `win_chance` | end of each round | 2 x the change of the seat's chance of winning the game (`skyjo_env.outlook`; its share of the win once the game is over) |
 
 With `episode="round"`, the `game` mode ranks the seats by that round's scores.
 A truncated episode gives no reward.
+
+`win_chance` credits a round by what it did to the seat's chance of winning the game, so the same
+points count for more when the totals are close to the target: over a whole game a seat's rewards
+add up to 2 x (its share of the win - 1/N), the `game` reward's aim, given round by round
+(potential-based shaping with the outlook's chances as the potential).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from skyjo_env.engine.state import GameState
 from skyjo_env.observation import SCORE_SCALE
+from skyjo_env.outlook import win_chances
 
-REWARD_MODES = ("game", "round_score", "relative")
+REWARD_MODES = ("game", "round_score", "relative", "win_chance")
 EPISODE_MODES = ("game", "round")
 
 
@@ -51,8 +60,27 @@ def step_rewards(state: GameState, reward: str, episode: str) -> list[float] | N
     if reward == "relative":
         n, total = len(scores), sum(scores)
         return [((total - s) / (n - 1) - s) / SCORE_SCALE for s in scores]
+    if reward == "win_chance":
+        return _win_chance_rewards(state, scores)
     if episode == "round":
         return outcome_rewards(scores)
     if state.is_game_over:
         return outcome_rewards(state.totals)
     return None
+
+
+def _win_chance_rewards(state: GameState, scores: list[int]) -> list[float]:
+    """2 x (chance after the round - chance before it), each seat; after the last round the chance
+    is the seat's share of the win."""
+    target = state.rules.target_score
+    before = [t - s for t, s in zip(state.totals, scores)]  # below the target: the game went on
+    chance_before = win_chances([before], target)[0]
+    after = _shares(state.totals) if state.is_game_over else win_chances([state.totals], target)[0]
+    return [float(2.0 * (a - b)) for a, b in zip(after, chance_before)]
+
+
+def _shares(totals: list[int]) -> np.ndarray:
+    """Each seat's share of the win with these final totals (ties share)."""
+    best = min(totals)
+    winners = [t == best for t in totals]
+    return np.asarray(winners, dtype=np.float64) / sum(winners)

@@ -11,6 +11,7 @@ import skyjo_env
 from skyjo_env.engine import DRAW, TAKE_DISCARD, IllegalActionError, Rules
 from skyjo_env.engine.actions import reveal
 from skyjo_env.env_common import InvalidActionError
+from skyjo_env.outlook import win_chances
 from tests.engine.scenario import ALL_HIDDEN, NEARLY_DONE, grid, hidden, scenario
 
 h = hidden
@@ -140,6 +141,26 @@ def test_round_score_and_relative_rewards_at_each_round_end():
         assert e.game.last_round.scores == [17, 78]
         assert not any(e.terminations.values())  # the game goes on
         assert [round(e._cumulative_rewards[a], 6) for a in e.possible_agents] == expected
+
+
+def test_win_chance_reward_is_the_change_of_the_chance_of_winning():
+    # Round 1 of a game at 0-0: 17 against 78 points leaves player_0 far more likely to win.
+    state = scenario([grid(NEARLY_DONE), grid(ALL_HIDDEN)], draw_top=[12, 12])
+    e = env_at(state, reward="win_chance")
+    finish_round(e)
+    after = win_chances([[17, 78]])[0]
+    assert [e._cumulative_rewards[a] for a in e.possible_agents] == pytest.approx(2 * (after - 0.5))
+    assert e._cumulative_rewards["player_0"] > 0.5  # a 61-point lead in the first round
+
+
+def test_win_chance_reward_of_the_last_round_completes_the_game_reward():
+    # At 10-95 the same round ends the game: the rewards bring each seat from its chance to its share.
+    state = scenario([grid(NEARLY_DONE), grid(ALL_HIDDEN)], draw_top=[12, 12], history=[[10, 95]])
+    e = env_at(state, reward="win_chance")
+    finish_round(e)
+    assert e.game.is_game_over
+    before = win_chances([[10, 95]])[0]
+    assert [e._cumulative_rewards[a] for a in e.possible_agents] == pytest.approx(2 * (np.array([1, 0]) - before))
 
 
 def test_episode_round_ends_after_one_round():
