@@ -9,10 +9,15 @@ seat's value after the move, and keeps the network's own move unless another is 
 `margin` (and, when the estimate is sampled, by `z` standard errors of the paired difference):
 
 - **`leaf="round"`** (the default): `worlds` sampled worlds, the same ones for every candidate
-  (common random numbers: the same cards in the same order), the move, then the network plays
-  every seat (one batched forward pass over all worlds a step) to the end of the round, scored
-  by the round's points relative to the others, the ender's doubling included. No value head
-  needed: a policy file of version 1 works too.
+  (common random numbers), the move, then the network plays every seat (one batched forward pass
+  over all worlds a step) to the end of the round, scored by the round's points relative to the
+  others, the ender's doubling included. No value head needed: a policy file of version 1 works too.
+  With `draws="seat"`, each seat draws from a run of the world's draw pile of its own
+  (`_SeatDraws`), so that a seat draws the same cards in every candidate's playout even when the
+  candidates change who draws when (drawing instead of taking the discard, a round that lasts a
+  turn longer): the candidates' playouts stay alike longer and their difference is less noisy.
+  Any card a seat draws is still a uniform draw from the cards unseen at that moment, so the
+  worlds are the exact belief. `draws="pile"` (the default) draws the world's pile in its order.
 - **`leaf="win"` or `"margin"`, `depth=0`: exact one-ply expectation.** A move turns up at most
   one unseen card (the draw pile's top, or the face-down card turned or exchanged), whose value
   follows the unseen counts exactly; the search scores every value the card can have, weighted
@@ -52,6 +57,7 @@ from skyjo_env.observation import StateEncoding, encode, encoder
 __all__ = ["LEAVES", "SearchBot", "SearchResult"]
 
 LEAVES = ("win", "margin", "round")
+DRAWS = ("pile", "seat")  # in a playout, the seats draw the pile in its order, or each from a run of its own
 _SETUP = int(Phase.SETUP_REVEAL)
 
 
@@ -90,6 +96,7 @@ class SearchBot:
         "leaf": str,
         "z": float,
         "model": str,
+        "draws": str,
     }
 
     def __init__(
@@ -104,9 +111,12 @@ class SearchBot:
         leaf: str = "round",
         z: float = 2.0,
         seed: int | None = None,
+        draws: str = "pile",
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
+        if draws not in DRAWS:
+            raise ValueError(f"draws must be one of {', '.join(DRAWS)}, got {draws!r}")
         if depth < 0 or worlds < 1 or ms <= 0 or margin < 0 or z < 0 or (top is not None and top < 1):
             raise ValueError(
                 f"bad search budget: depth {depth} (>= 0), worlds {worlds} (>= 1), ms {ms} (> 0), "
@@ -127,6 +137,7 @@ class SearchBot:
             leaf,
             z,
         )
+        self.draws = draws
         self.players = self.network.players
         self._encoders: dict[int, StateEncoding] = {}
         self._buffers: dict[int, np.ndarray] = {}
@@ -219,25 +230,37 @@ class SearchBot:
 
     def _playouts(self, view: SeatView, candidates, network_move, rng, start) -> SearchResult:
         me = view.seat
+        n = view.rules.num_players
         worlds = [sample_world(view, rng) for _ in range(self.worlds)]
-        states = [apply_action(w.copy(), a) for a in candidates for w in worlds]
+        runs = [_SeatDraws.deal(w, rng) if self.draws == "seat" else None for w in worlds]
+        states, draws = [], []
+        for action in candidates:
+            for world, run in zip(worlds, runs):
+                state, seat_draws = world.copy(), run and run.fresh()
+                if seat_draws:
+                    seat_draws.before(state, action)
+                states.append(apply_action(state, action))
+                draws.append(seat_draws)
         deadline = start + self.ms / 1000.0
         depth = 0
         limit = math.inf if self.leaf == "round" else self.depth
-        n = view.rules.num_players
         coder = self._coder(n)
         step = 0.0  # the last step's duration: a step that would end past the deadline is not started
         while depth < limit and time.perf_counter() + step < deadline:
             began = time.perf_counter()
-            moving = [s for s in states if not s.is_finished and not s.round_history]
+            moving = [i for i, s in enumerate(states) if not s.is_finished and not s.round_history]
             if not moving:
                 break
             buffer = self._buffer(n, len(moving))
-            coder.encode_states(moving, [s.current_player for s in moving], buffer)
+            coder.encode_states([states[i] for i in moving], [states[i].current_player for i in moving], buffer)
             logits = self.network.logits(buffer[: len(moving)])
-            for state, row in zip(moving, logits):
+            for i, row in zip(moving, logits):
+                state, seat_draws = states[i], draws[i]
                 legal = legal_actions(state)
-                apply_action(state, legal[int(np.argmax(row[legal]))])
+                action = legal[int(np.argmax(row[legal]))]
+                if seat_draws:
+                    seat_draws.before(state, action)
+                apply_action(state, action)
             depth += 1
             step = time.perf_counter() - began
         scores = np.asarray(self._score(states, me)).reshape(len(candidates), self.worlds)
@@ -308,6 +331,51 @@ class SearchBot:
         if buffer is None or len(buffer) < rows:
             buffer = self._buffers[n] = np.empty((max(rows, 64), self.network.observation_size), dtype=np.float32)
         return buffer
+
+
+class _SeatDraws:
+    """A world's draw pile dealt into one run per seat: before a seat draws, the next card of its
+    own run is put on top of the pile (exchanged with the top card, the pile holds the same cards).
+
+    The runs are a random deal of the pile, and which run is drawn from never depends on the cards,
+    so whatever the order in which the seats draw, each card drawn is a uniform draw from the cards
+    still unseen. A seat whose run is used up draws the next card of the longest run left; every
+    draw so comes from a run, and the pile holds exactly the cards the runs have left (after a
+    reshuffle of the discard pile, the runs are all used up and the pile is drawn as it is)."""
+
+    __slots__ = ("runs", "taken")
+
+    def __init__(self, runs: list[list[int]]) -> None:
+        self.runs = runs  # shared by the candidates' playouts of one world
+        self.taken = [0] * len(runs)
+
+    @classmethod
+    def deal(cls, world: GameState, rng: np.random.Generator) -> _SeatDraws:
+        n = world.num_players
+        dealt = rng.permutation(np.asarray(world.draw_pile, dtype=np.int64)).tolist()
+        return cls([dealt[seat::n] for seat in range(n)])
+
+    def fresh(self) -> _SeatDraws:
+        """The same runs, none of them drawn from (one candidate's playout)."""
+        return _SeatDraws(self.runs)
+
+    def before(self, state: GameState, action: int) -> None:
+        """Before `action` is applied to `state`: if it draws, put the drawing seat's card on top."""
+        if action != DRAW or not state.draw_pile:
+            return
+        seat = state.current_player
+        if self.taken[seat] >= len(self.runs[seat]):
+            seat = max(range(len(self.runs)), key=lambda s: len(self.runs[s]) - self.taken[s])
+            if self.taken[seat] >= len(self.runs[seat]):
+                return
+        card = self.runs[seat][self.taken[seat]]
+        self.taken[seat] += 1
+        pile = state.draw_pile
+        for i in range(len(pile) - 1, -1, -1):
+            if pile[i] == card:
+                pile[i], pile[-1] = pile[-1], pile[i]
+                return
+        raise RuntimeError(f"card {card} of a seat's run is not in the draw pile")
 
 
 def _turned_up(state: GameState, action: int) -> tuple | None:

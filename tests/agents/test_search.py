@@ -9,11 +9,12 @@ import agents
 from agents.base import parse_agent_options
 from agents.model_file import PolicyNetwork, load_policy, round_margin
 from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL
-from agents.search import SearchBot, _force, _turned_up
-from skyjo_env.engine import DRAW, Rules, apply_action, legal_actions, new_game
+from agents.search import SearchBot, _force, _SeatDraws, _turned_up
+from skyjo_env.engine import DRAW, TAKE_DISCARD, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.codes import HIDDEN, Phase
 from skyjo_env.engine.view import seat_view
 from skyjo_env.engine.worlds import sample_world, unseen_counts
+from tests.engine.test_worlds import CHI2_14_P001, chi_square
 from tests.helpers import played_state, plays_a_legal_game, shuffle_hidden_information
 from train.value import OUTPUTS, attach_value_head
 
@@ -53,6 +54,8 @@ def test_options_parse_and_bad_ones_are_refused():
         SearchBot(leaf="guess")
     with pytest.raises(ValueError, match="bad search budget"):
         SearchBot(worlds=0)
+    with pytest.raises(ValueError, match="draws must be one of pile, seat"):
+        agents.make("ppo+search:draws=mine")
 
 
 def test_agents_make_knows_the_search_agent_with_its_options():
@@ -65,7 +68,7 @@ def test_agents_make_knows_the_search_agent_with_its_options():
 
 @pytest.mark.parametrize("num_players", [2, 4, 8])
 def test_it_plays_a_legal_game_at_every_table_size(num_players):
-    bot = SearchBot(worlds=2, top=2, ms=10, seed=num_players)
+    bot = SearchBot(worlds=2, top=2, ms=10, seed=num_players, draws="seat" if num_players == 8 else "pile")
     state = plays_a_legal_game(bot, seed=num_players, num_players=num_players, opponent="expert")
     assert state.is_finished
 
@@ -81,6 +84,7 @@ def test_a_version_1_file_plays_with_round_playouts_and_value_leaves_need_a_head
     "options",
     [
         {"leaf": "round", "worlds": 4, "top": 2},
+        {"leaf": "round", "worlds": 4, "top": 3, "draws": "seat"},
         {"leaf": "win", "depth": 0},
         {"leaf": "margin", "depth": 2, "worlds": 6, "top": 3},
     ],
@@ -168,3 +172,64 @@ def test_the_search_sees_that_keeping_a_minus_two_beats_discarding_it():
 def test_the_round_margin_is_the_others_mean_less_mine():
     assert round_margin([10, 20, 30], 0) == 15.0
     assert round_margin([40, 10], 0) == -30.0
+
+
+def test_each_seat_draws_its_own_run_whoever_drew_before():
+    """The point of the runs: seat 1's first draw is the same card whether seat 0 drew or took the discard."""
+    state = played_state(2, 20, seed=3)
+    while state.phase != Phase.CHOOSE_SOURCE or TAKE_DISCARD not in legal_actions(state):
+        apply_action(state, legal_actions(state)[0])
+    world = sample_world(seat_view(state, state.current_player), np.random.default_rng(0))
+    runs = _SeatDraws.deal(world, np.random.default_rng(1))
+    assert sorted(card for run in runs.runs for card in run) == sorted(world.draw_pile)
+    me, other = world.current_player, 1 - world.current_player
+    firsts = []
+    for first_move in (DRAW, TAKE_DISCARD):
+        playout, draws = world.copy(), runs.fresh()
+        draws.before(playout, first_move)
+        apply_action(playout, first_move)
+        if first_move == DRAW:
+            assert playout.held_card == runs.runs[me][0]
+        apply_action(playout, 0)  # place the card: the turn passes
+        assert playout.current_player == other
+        draws.before(playout, DRAW)
+        apply_action(playout, DRAW)
+        firsts.append(playout.held_card)
+    assert firsts == [runs.runs[other][0]] * 2
+
+
+def test_a_seat_whose_run_is_used_up_draws_from_the_longest_run_left():
+    world = sample_world(seat_view(played_state(2, 20, seed=5), 0), np.random.default_rng(0))
+    while world.phase != Phase.CHOOSE_SOURCE:
+        apply_action(world, legal_actions(world)[0])
+    seat = world.current_player
+    world.draw_pile = [3, 7, 9]
+    draws = _SeatDraws([[9], [3, 7]] if seat == 0 else [[3, 7], [9]])
+    draws.taken[seat] = 1  # this seat's run is used up
+    draws.before(world, DRAW)
+    assert world.draw_pile[-1] == 3 and sorted(world.draw_pile) == [3, 7, 9]
+    draws.before(world, TAKE_DISCARD)  # only a draw takes from the runs
+    assert world.draw_pile[-1] == 3 and draws.taken[1 - seat] == 1
+
+
+def test_the_card_a_seat_draws_from_its_run_follows_the_unseen_counts():
+    """Whoever drew before, a draw from a run is a uniform draw from the unseen cards (chi-square over many
+    worlds): here the second seat to draw, after the first drew twice."""
+    state = played_state(3, 30, seed=4)
+    view = seat_view(state, state.current_player)
+    p = np.array(unseen_counts(view)) / sum(unseen_counts(view))
+    rng = np.random.default_rng(11)
+    observed = np.zeros(15)
+    samples = 3000
+    for _ in range(samples):
+        world = sample_world(view, rng)
+        draws = _SeatDraws.deal(world, rng)
+        first, second = world.current_player, (world.current_player + 1) % 3
+        for seat in (first, first, second):
+            world.current_player = seat  # only who draws matters to the runs
+            draws.before(world, DRAW)
+            card = world.draw_pile.pop()
+        observed[card + 2] += 1
+    nonzero = p > 0
+    assert observed[~nonzero].sum() == 0
+    assert chi_square(observed[nonzero], samples * p[nonzero]) < CHI2_14_P001

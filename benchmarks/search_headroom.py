@@ -1,0 +1,89 @@
+"""How much a one-move search could add to the network: its top moves against its own, many worlds deep.
+
+    python benchmarks/search_headroom.py --players 2 --positions 60 --worlds 256 --seed 1
+
+Positions are drawn from games of the network against itself (or against `--opponent` bots at
+the other seats). At each, `ppo+search`'s estimator (`SearchBot.evaluate`: the same sampled
+worlds for each candidate, each seat drawing from its own run (`--draws seat`), the network at every seat to the
+end of the round, the round's points against the others) scores the network's `--top` moves with
+`--worlds` worlds, many more than a search at play time can afford. It prints:
+
+- how often another move beats the network's by more than 2 standard errors of the paired
+  difference (with 2 candidates against the network's move, chance alone gives about 2-5 %);
+- the gain of a search that picks the best-looking move on half of the worlds, measured on the
+  other half (an unbiased estimate of what choosing by this estimator adds, per decision, in
+  round points), with its standard error over the positions.
+
+A benchmark measures and prints; it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+from agents import make
+from agents.search import SearchBot
+from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine.codes import Phase
+from skyjo_env.engine.view import seat_view
+
+
+def positions(players: int, count: int, opponent: str | None, rng: np.random.Generator):
+    """(state, seat) pairs: a decision of seat 0 (the network) with more than one legal move."""
+    network = make("ppo")
+    others = [network] + [make(opponent) if opponent else network for _ in range(players - 1)]
+    found = 0
+    while found < count:
+        state = new_game(Rules(num_players=players), seed=int(rng.integers(2**31)))
+        while not state.is_finished:
+            seat, legal = state.current_player, legal_actions(state)
+            if seat == 0 and state.phase != Phase.SETUP_REVEAL and len(legal) > 1 and rng.random() < 0.03:
+                yield state.copy()
+                found += 1
+                break
+            apply_action(state, others[seat].act(seat_view(state, seat), legal))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--positions", type=int, default=60)
+    parser.add_argument("--worlds", type=int, default=256, help="worlds per candidate (even)")
+    parser.add_argument("--top", type=int, default=3, help="the network's most likely moves searched")
+    parser.add_argument("--opponent", default=None, help="a bot at the other seats (default: the network)")
+    parser.add_argument("--draws", default="seat", help="pile or seat (SearchBot's draws)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    search = SearchBot(worlds=args.worlds, top=args.top, ms=1e9, z=0.0, seed=args.seed, draws=args.draws)
+    beaten, gains, candidates = 0, [], 0
+    start = time.perf_counter()
+    for state in tqdm(positions(args.players, args.positions, args.opponent, rng), total=args.positions):
+        result = search.evaluate(seat_view(state, 0), legal_actions(state))
+        scores = result.extra["scores"]  # candidates x worlds; the network's move is candidate 0
+        diffs = scores[1:] - scores[0]
+        z = diffs.mean(axis=1) / np.maximum(diffs.std(axis=1, ddof=1) / math.sqrt(args.worlds), 1e-9)
+        beaten += bool((z > 2).any())
+        candidates += len(diffs)
+        half = args.worlds // 2
+        pick = int(np.argmax(scores[:, :half].mean(axis=1)))
+        gains.append(float(scores[pick, half:].mean() - scores[0, half:].mean()))
+    g = np.asarray(gains)
+    print(
+        f"{args.positions} positions at {args.players} players (opponents: {args.opponent or 'the network'}), "
+        f"{args.worlds} worlds each, {time.perf_counter() - start:.0f} s"
+    )
+    print(f"another move beats the network's by > 2 SE: {beaten} of {args.positions} ({candidates} comparisons)")
+    print(
+        f"gain of picking on half the worlds, measured on the other half: {g.mean():+.3f} +- {g.std(ddof=1) / math.sqrt(len(g)):.3f} round points per decision"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
