@@ -10,6 +10,8 @@ end of the round, the round's points against the others) scores the network's `-
 
 - how often another move beats the network's by more than 2 standard errors of the paired
   difference (with 2 candidates against the network's move, chance alone gives about 2-5 %);
+- the spread (standard deviation) of one world's difference between a move and the network's:
+  what decides how many worlds a search needs;
 - the gain of a search that picks the best-looking move on half of the worlds, measured on the
   other half (an unbiased estimate of what choosing by this estimator adds, per decision, in
   round points), with its standard error over the positions.
@@ -61,12 +63,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     search = SearchBot(worlds=args.worlds, top=args.top, ms=1e9, z=0.0, seed=args.seed, draws=args.draws)
-    beaten, gains, candidates = 0, [], 0
+    beaten, gains, candidates, spreads = 0, [], 0, []
     start = time.perf_counter()
     for state in tqdm(positions(args.players, args.positions, args.opponent, rng), total=args.positions):
         result = search.evaluate(seat_view(state, 0), legal_actions(state))
         scores = result.extra["scores"]  # candidates x worlds; the network's move is candidate 0
         diffs = scores[1:] - scores[0]
+        spreads.extend(diffs.std(axis=1, ddof=1).tolist())
         z = diffs.mean(axis=1) / np.maximum(diffs.std(axis=1, ddof=1) / math.sqrt(args.worlds), 1e-9)
         beaten += bool((z > 2).any())
         candidates += len(diffs)
@@ -79,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.worlds} worlds each, {time.perf_counter() - start:.0f} s"
     )
     print(f"another move beats the network's by > 2 SE: {beaten} of {args.positions} ({candidates} comparisons)")
+    print(
+        f"standard deviation of one world's difference between a move and the network's: median {np.median(spreads):.1f} round points"
+    )
     print(
         f"gain of picking on half the worlds, measured on the other half: {g.mean():+.3f} +- {g.std(ddof=1) / math.sqrt(len(g)):.3f} round points per decision"
     )
