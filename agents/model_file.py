@@ -284,6 +284,43 @@ class PolicyNetwork:
             x = self._activate(x @ weight.T + bias)
         return x @ last_w.T + last_b
 
+    def fast_logits(self, observations: np.ndarray) -> np.ndarray:
+        """`logits` of a batch (B, D) -> (B, 26) in float32, for the many forward passes of a search's
+        playouts: the same layers, faster, the logits about 1e-5 from the float64 ones (a move may
+        differ only where two logits tie that closely). At 2 players the
+        one opponent fills both the `next` and the `previous` slot and is encoded once."""
+        x = self._check_batch(observations).astype(np.float32, copy=False)
+        groups = self.groups  # the stored float32 weights
+        if self.architecture == "seats":
+            x = self._seat_features32(x, groups)
+        *hidden, (last_w, last_b) = groups["policy"]
+        for weight, bias in hidden:
+            x = self._activate(x @ weight.T + bias)
+        return x @ last_w.T + last_b
+
+    def _seat_features32(self, x: np.ndarray, groups: dict[str, list]) -> np.ndarray:
+        lay = seats_layout()
+        blocks = x[:, lay.head :].reshape(len(x), -1, lay.block)
+        filled = np.flatnonzero(blocks[:, :, 0].any(axis=0))
+        used = max(3, int(filled[-1]) + 1) if filled.size else 3
+
+        def encode(group: str, h: np.ndarray) -> np.ndarray:
+            for weight, bias in groups[group]:
+                h = self._activate(h @ weight.T + bias)
+            return h
+
+        own = encode("self", blocks[:, 0])
+        if used == 3 and np.array_equal(blocks[:, 1], blocks[:, 2]):  # 2 players: next is previous
+            after = before = encode("opponent", blocks[:, 1])
+            others = np.zeros_like(own)
+        else:
+            opponents = encode("opponent", blocks[:, 1:used])
+            after, before = opponents[:, 0], opponents[:, 1]
+            present = blocks[:, 3:used, 0]
+            count = np.maximum(present.sum(axis=1, keepdims=True), 1.0)
+            others = (opponents[:, 2:] * present[:, :, None]).sum(axis=1) / count
+        return np.concatenate([x[:, : lay.head], own, after, before, others], axis=1)
+
     def _check_batch(self, observations: np.ndarray) -> np.ndarray:
         x = np.asarray(observations)
         if x.ndim != 2 or x.shape[-1] != self.observation_size:

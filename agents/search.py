@@ -12,12 +12,13 @@ seat's value after the move, and keeps the network's own move unless another is 
   (common random numbers), the move, then the network plays every seat (one batched forward pass
   over all worlds a step) to the end of the round, scored by the round's points relative to the
   others, the ender's doubling included. No value head needed: a policy file of version 1 works too.
-  With `draws="seat"`, each seat draws from a run of the world's draw pile of its own
+  With `draws="seat"` (the default), each seat draws from a run of the world's draw pile of its own
   (`_SeatDraws`), so that a seat draws the same cards in every candidate's playout even when the
   candidates change who draws when (drawing instead of taking the discard, a round that lasts a
   turn longer): the candidates' playouts stay alike longer and their difference is less noisy.
   Any card a seat draws is still a uniform draw from the cards unseen at that moment, so the
-  worlds are the exact belief. `draws="pile"` (the default) draws the world's pile in its order.
+  worlds are the exact belief. `draws="pile"` draws the world's pile in its order. The playouts
+  read the network's `fast_logits` (float32).
 - **`leaf="win"` or `"margin"`, `depth=0`: exact one-ply expectation.** A move turns up at most
   one unseen card (the draw pile's top, or the face-down card turned or exchanged), whose value
   follows the unseen counts exactly; the search scores every value the card can have, weighted
@@ -111,7 +112,7 @@ class SearchBot:
         leaf: str = "round",
         z: float = 2.0,
         seed: int | None = None,
-        draws: str = "pile",
+        draws: str = "seat",
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
@@ -253,7 +254,7 @@ class SearchBot:
                 break
             buffer = self._buffer(n, len(moving))
             coder.encode_states([states[i] for i in moving], [states[i].current_player for i in moving], buffer)
-            logits = self.network.logits(buffer[: len(moving)])
+            logits = self.network.fast_logits(buffer[: len(moving)])
             for i, row in zip(moving, logits):
                 state, seat_draws = states[i], draws[i]
                 legal = legal_actions(state)

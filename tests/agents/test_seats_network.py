@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.model_file import ModelLoadError, PolicyNetwork, load_policy, save_policy
-from agents.ppo_bot import PolicyBot
+from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL, PolicyBot
 from skyjo_env.observation import encoder
 from skyjo_env.observation.seats import TABLE_SIZES, seats_layout
 from tests.helpers import played_state, plays_a_legal_game
@@ -102,6 +102,19 @@ def test_the_others_are_pooled_and_the_neighbours_kept_apart():
     a, b = start + 1 * block, start + 2 * block
     exchanged[a : a + block], exchanged[b : b + block] = obs[b : b + block], obs[a : a + block]
     assert not np.allclose(network.logits(exchanged), network.logits(obs))
+
+
+@pytest.mark.parametrize("path", [SHIPPED_MODEL_ALL, SHIPPED_MODEL_2P])
+def test_fast_logits_are_the_logits_in_float32(path):
+    """The search's playouts read fast_logits: the same moves as logits, at every table size the file plays."""
+    network = load_policy(path)
+    for n in network.players:
+        rows = np.stack(
+            [encoder(network.observation, n).encode_state(played_state(n, m, m), 0) for m in range(0, 90, 6)]
+        )
+        exact, fast = network.logits(rows), network.fast_logits(rows)
+        assert fast.dtype == np.float32 and np.abs(exact - fast).max() < 1e-4
+        assert (exact.argmax(axis=1) == fast.argmax(axis=1)).all()
 
 
 @pytest.mark.parametrize(
