@@ -459,6 +459,7 @@ function drawPiles(frame) {
   const myTurn = frame.your_turn && !ui.busy && ui.mode === "game";
   const probabilities = ui.hint && frame.your_turn ? ui.hint.probabilities : null;
   const drawPile = $("draw-pile");
+  drawPile.classList.remove("best-move", "played-move");  // a review's outline goes with the frame it was drawn on
   drawPile.disabled = !(myTurn && frame.legal.includes(DRAW));
   drawPile.classList.toggle("legal", !drawPile.disabled);
   drawPile.replaceChildren(el("span", { class: "value", text: "" }));
