@@ -10,7 +10,7 @@ from skyjo_env.engine.record import GameRecord
 from skyjo_env.web.errors import NotNow
 from skyjo_env.web.table import Table
 
-REVIEW_BUDGET = Budget(worlds=32, top=3)  # a 2-player round in about 10 s on one core
+REVIEW_BUDGET = Budget(worlds=32, top=3)  # a 2-player round in about 2 s on one core
 
 
 class Reviews:
