@@ -290,36 +290,9 @@ class PolicyNetwork:
         differ only where two logits tie that closely). At 2 players the
         one opponent fills both the `next` and the `previous` slot and is encoded once."""
         x = self._check_batch(observations).astype(np.float32, copy=False)
-        groups = self.groups  # the stored float32 weights
-        if self.architecture == "seats":
-            x = self._seat_features32(x, groups)
-        *hidden, (last_w, last_b) = groups["policy"]
-        for weight, bias in hidden:
-            x = self._activate(x @ weight.T + bias)
-        return x @ last_w.T + last_b
-
-    def _seat_features32(self, x: np.ndarray, groups: dict[str, list]) -> np.ndarray:
-        lay = seats_layout()
-        blocks = x[:, lay.head :].reshape(len(x), -1, lay.block)
-        filled = np.flatnonzero(blocks[:, :, 0].any(axis=0))
-        used = max(3, int(filled[-1]) + 1) if filled.size else 3
-
-        def encode(group: str, h: np.ndarray) -> np.ndarray:
-            for weight, bias in groups[group]:
-                h = self._activate(h @ weight.T + bias)
-            return h
-
-        own = encode("self", blocks[:, 0])
-        if used == 3 and np.array_equal(blocks[:, 1], blocks[:, 2]):  # 2 players: next is previous
-            after = before = encode("opponent", blocks[:, 1])
-            others = np.zeros_like(own)
-        else:
-            opponents = encode("opponent", blocks[:, 1:used])
-            after, before = opponents[:, 0], opponents[:, 1]
-            present = blocks[:, 3:used, 0]
-            count = np.maximum(present.sum(axis=1, keepdims=True), 1.0)
-            others = (opponents[:, 2:] * present[:, :, None]).sum(axis=1) / count
-        return np.concatenate([x[:, : lay.head], own, after, before, others], axis=1)
+        if self.architecture == "seats":  # the stored float32 weights
+            x = self._seat_features(x, self.groups, np.float32, share_next_previous=True)
+        return self._policy(x, self.groups)
 
     def _check_batch(self, observations: np.ndarray) -> np.ndarray:
         x = np.asarray(observations)
@@ -327,29 +300,43 @@ class PolicyNetwork:
             raise ValueError(f"expected observations of shape (B, D) with D = {self.observation_size}, got {x.shape}")
         return x
 
-    def _encode(self, group: str, x: np.ndarray) -> np.ndarray:
-        for weight, bias in self._groups64[group]:
+    def _encode(self, group: str, x: np.ndarray, groups: dict[str, list] | None = None) -> np.ndarray:
+        for weight, bias in (groups or self._groups64)[group]:
             x = self._activate(x @ weight.T + bias)
         return x
 
-    def _seat_features(self, x: np.ndarray) -> np.ndarray:
+    def _seat_features(
+        self,
+        x: np.ndarray,
+        groups: dict[str, list] | None = None,
+        dtype: type = np.float64,
+        share_next_previous: bool = False,
+    ) -> np.ndarray:
+        """The seats extractor's features, in `dtype` with `groups`' weights (the float64 copies by
+        default). `share_next_previous`: at 2 players, where the one opponent fills both the next
+        and the previous slot, encode it once."""
         lay = seats_layout()
-        head = x[:, : lay.head].astype(np.float64)
+        head = x[:, : lay.head].astype(dtype, copy=False)
         blocks = x[:, lay.head :].reshape(len(x), -1, lay.block)
         # Only the slots some row fills: an empty slot is all zero and masked out of the pool, so
         # leaving it out gives the same numbers (at 2 players a third of the work of all eight).
         filled = np.flatnonzero(blocks[:, :, 0].any(axis=0))
         used = max(3, int(filled[-1]) + 1) if filled.size else 3
-        blocks = blocks[:, :used].astype(np.float64)
-        own = self._encode("self", blocks[:, 0])
-        opponents = self._encode("opponent", blocks[:, 1:])  # (B, slots - 1, E): the same weights for each
-        present = blocks[:, 3:, 0]  # the slots past next and previous
-        count = np.maximum(present.sum(axis=1, keepdims=True), 1.0)
-        others = (opponents[:, 2:] * present[:, :, None]).sum(axis=1) / count
-        return np.concatenate([head, own, opponents[:, 0], opponents[:, 1], others], axis=1)
+        blocks = blocks[:, :used].astype(dtype, copy=False)
+        own = self._encode("self", blocks[:, 0], groups)
+        if share_next_previous and used == 3 and np.array_equal(blocks[:, 1], blocks[:, 2]):
+            after = before = self._encode("opponent", blocks[:, 1], groups)
+            others = np.zeros_like(own)
+        else:
+            opponents = self._encode("opponent", blocks[:, 1:], groups)  # (B, slots - 1, E): the same weights for each
+            after, before = opponents[:, 0], opponents[:, 1]
+            present = blocks[:, 3:, 0]  # the slots past next and previous
+            count = np.maximum(present.sum(axis=1, keepdims=True), 1.0)
+            others = (opponents[:, 2:] * present[:, :, None]).sum(axis=1) / count
+        return np.concatenate([head, own, after, before, others], axis=1)
 
-    def _policy(self, x: np.ndarray) -> np.ndarray:
-        *hidden, (last_w, last_b) = self._groups64["policy"]
+    def _policy(self, x: np.ndarray, groups: dict[str, list] | None = None) -> np.ndarray:
+        *hidden, (last_w, last_b) = (groups or self._groups64)["policy"]
         for weight, bias in hidden:
             x = self._activate(x @ weight.T + bias)
         return x @ last_w.T + last_b
