@@ -316,7 +316,7 @@ class PolicyNetwork:
         default). `share_next_previous`: at 2 players, where the one opponent fills both the next
         and the previous slot, encode it once."""
         lay = seats_layout()
-        head = x[:, : lay.head].astype(dtype, copy=False)
+        head: np.ndarray = x[:, : lay.head].astype(dtype, copy=False)
         blocks = x[:, lay.head :].reshape(len(x), -1, lay.block)
         # Only the slots some row fills: an empty slot is all zero and masked out of the pool, so
         # leaving it out gives the same numbers (at 2 players a third of the work of all eight).
