@@ -108,7 +108,10 @@ class Reviewer:
 
     def __init__(self, budget: Budget = Budget(), model: str | Path | PolicyNetwork | None = None) -> None:
         self.budget = budget
-        self.bot = SearchBot(model, worlds=budget.worlds, top=budget.top, ms=budget.ms, leaf="round")
+        # one batch of all the worlds (every candidate played in each), scored where it stands at `ms`
+        self.bot = SearchBot(
+            model, worlds=budget.worlds, batch=budget.worlds, top=budget.top, ms=budget.ms, leaf="round", cut="score"
+        )
 
     def review(self, record: GameRecord, seat: int, steps: Iterable[int]) -> list[MoveReview]:
         """The reviews of `seat`'s decisions at `steps` (increasing), replaying the record once."""

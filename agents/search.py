@@ -8,17 +8,26 @@ For each candidate move (the legal moves, or the network's `top` most likely), i
 seat's value after the move, and keeps the network's own move unless another is better by
 `margin` (and, when the estimate is sampled, by `z` standard errors of the paired difference):
 
-- **`leaf="round"`** (the default): `worlds` sampled worlds, the same ones for every candidate
-  (common random numbers), the move, then the network plays every seat (one batched forward pass
-  over all worlds a step) to the end of the round, scored by the round's points relative to the
-  others, the ender's doubling included. No value head needed: a policy file of version 1 works too.
-  With `draws="seat"` (the default), each seat draws from a run of the world's draw pile of its own
-  (`_SeatDraws`), so that a seat draws the same cards in every candidate's playout even when the
-  candidates change who draws when (drawing instead of taking the discard, a round that lasts a
-  turn longer): the candidates' playouts stay alike longer and their difference is less noisy.
-  Any card a seat draws is still a uniform draw from the cards unseen at that moment, so the
+- **`leaf="round"`** (the default): sampled worlds, the same ones for every candidate (common
+  random numbers), the move, then the network plays every seat (one batched forward pass over all
+  worlds a step) to the end of the round (or for `depth` decisions, if `depth` > 0, then the table's
+  points with each face-down card at the mean unseen card), scored by the round's points relative
+  to the others, the ender's doubling included. No value head needed: a policy file of version 1
+  works too. With `draws="seat"` (the default), each seat draws from a run of the world's draw pile
+  of its own (`_SeatDraws`), so that a seat draws the same cards in every candidate's playout even
+  when the candidates change who draws when (drawing instead of taking the discard, a round that
+  lasts a turn longer): the candidates' playouts stay alike longer and their difference is less
+  noisy. Any card a seat draws is still a uniform draw from the cards unseen at that moment, so the
   worlds are the exact belief. `draws="pile"` draws the world's pile in its order. The playouts
   read the network's `fast_logits` (float32).
+- **An anytime search.** The worlds are played in batches (`batch` worlds, then twice as many each
+  time), each batch to its end, until `worlds` are played or the next batch would not end within
+  `ms` at the last one's pace. Only whole batches are scored: a batch the deadline interrupts is
+  dropped (its unfinished playouts are not guessed at, and which worlds count never depends on how
+  long they take), and with no whole batch the network's move is played. From 16 worlds on, a
+  candidate worse than the network's move by `z` standard errors is played no more. With
+  `cut="score"` (what `skyjo review` uses, in one batch) the interrupted batch is scored where it
+  stands instead: the table's points, each face-down card at the mean unseen card.
 - **`leaf="win"` or `"margin"`, `depth=0`: exact one-ply expectation.** A move turns up at most
   one unseen card (the draw pile's top, or the face-down card turned or exchanged), whose value
   follows the unseen counts exactly; the search scores every value the card can have, weighted
@@ -28,8 +37,8 @@ seat's value after the move, and keeps the network's own move unless another is 
   `D` decisions, then the value head.
 
 With `leaf="win"` a position where the game ends is scored by its result (a share of the win);
-with `leaf="margin"` a move that ends the round, by the round's points. `ms` bounds a move's time: a playout still running
-then is scored where it stands. Setup reveals and forced moves are the network's.
+with `leaf="margin"` a move that ends the round, by the round's points. `ms` bounds a move's time.
+Setup reveals and forced moves are the network's.
 
 Options, also in an agent name: `ppo+search:depth=2,worlds=32,ms=200` (`SearchBot.OPTION_TYPES`).
 """
@@ -59,7 +68,9 @@ __all__ = ["LEAVES", "SearchBot", "SearchResult"]
 
 LEAVES = ("win", "margin", "round")
 DRAWS = ("pile", "seat")  # in a playout, the seats draw the pile in its order, or each from a run of its own
+CUTS = ("drop", "score")  # a batch the deadline interrupts: dropped, or scored where it stands
 _SETUP = int(Phase.SETUP_REVEAL)
+_DROP_AFTER = 16  # worlds played before a clearly worse candidate may be dropped
 
 
 def _top(text: str) -> int | None:
@@ -98,6 +109,8 @@ class SearchBot:
         "z": float,
         "model": str,
         "draws": str,
+        "batch": int,
+        "cut": str,
     }
 
     def __init__(
@@ -105,7 +118,7 @@ class SearchBot:
         model: str | Path | PolicyNetwork | None = None,
         *,
         depth: int = 0,
-        worlds: int = 16,
+        worlds: int = 128,
         ms: float = 50.0,
         margin: float = 0.0,
         top: int | None = 2,
@@ -113,15 +126,19 @@ class SearchBot:
         z: float = 2.0,
         seed: int | None = None,
         draws: str = "seat",
+        batch: int = 8,
+        cut: str = "drop",
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
         if draws not in DRAWS:
             raise ValueError(f"draws must be one of {', '.join(DRAWS)}, got {draws!r}")
-        if depth < 0 or worlds < 1 or ms <= 0 or margin < 0 or z < 0 or (top is not None and top < 1):
+        if cut not in CUTS:
+            raise ValueError(f"cut must be one of {', '.join(CUTS)}, got {cut!r}")
+        if depth < 0 or worlds < 1 or batch < 1 or ms <= 0 or margin < 0 or z < 0 or (top is not None and top < 1):
             raise ValueError(
-                f"bad search budget: depth {depth} (>= 0), worlds {worlds} (>= 1), ms {ms} (> 0), "
-                f"margin {margin} (>= 0), z {z} (>= 0), top {top} (>= 1 or none)"
+                f"bad search budget: depth {depth} (>= 0), worlds {worlds} (>= 1), batch {batch} (>= 1), "
+                f"ms {ms} (> 0), margin {margin} (>= 0), z {z} (>= 0), top {top} (>= 1 or none)"
             )
         self.network = model if isinstance(model, PolicyNetwork) else load_network(model or SHIPPED_MODEL_ALL)
         if leaf != "round" and not self.network.has_value:
@@ -138,7 +155,7 @@ class SearchBot:
             leaf,
             z,
         )
-        self.draws = draws
+        self.draws, self.batch, self.cut = draws, batch, cut
         self.players = self.network.players
         self._encoders: dict[int, StateEncoding] = {}
         self._buffers: dict[int, np.ndarray] = {}
@@ -230,9 +247,74 @@ class SearchBot:
     # ---------------------------------------------------------------- depth D: sampled worlds and playouts
 
     def _playouts(self, view: SeatView, candidates, network_move, rng, start) -> SearchResult:
+        """Batches of sampled worlds until `worlds` are played or the next batch would not end in
+        time; only whole batches count (module doc), and a candidate clearly worse than the
+        network's move is dropped from the later batches."""
         me = view.seat
+        deadline = start + self.ms / 1000.0
+        base = candidates.index(network_move)
+        live = list(range(len(candidates)))  # the candidates still played
+        batches: list[np.ndarray] = []  # each (candidates, batch size); NaN for a dropped candidate
+        played = depth_reached = 0
+        size, per_playout = self.batch, 0.0
+        while played < self.worlds and len(live) > 1:
+            size = min(size, self.worlds - played)
+            if batches:  # only a batch that should end in time, at the last batch's pace
+                size = min(size, int((deadline - time.perf_counter()) / (per_playout * len(live))))
+                if size < 1:
+                    break
+            began = time.perf_counter()
+            out = self._batch(me, view, [candidates[i] for i in live], size, rng, deadline)
+            if out is None:  # the deadline came first: the batch's playouts are not scored
+                break
+            scores, depth = out
+            per_playout = (time.perf_counter() - began) / (size * len(live))
+            batch = np.full((len(candidates), size), np.nan)
+            batch[live] = scores
+            batches.append(batch)
+            played += size
+            depth_reached = max(depth_reached, depth)
+            size *= 2
+            if played >= _DROP_AFTER:
+                table = np.concatenate(batches, axis=1)
+                live = [i for i in live if i == base or not self._clearly_worse(table[i] - table[base])]
+        if not batches:
+            nan = [math.nan] * len(candidates)
+            return SearchResult(
+                candidates, nan, nan, network_move, network_move, 0, time.perf_counter() - start, 0, {"worlds": 0}
+            )
+        scores = np.concatenate(batches, axis=1)
+        values, errors = [], []
+        for row in scores:
+            diff = row - scores[base]
+            finite = diff[np.isfinite(diff)]
+            values.append(float(np.nanmean(row)))
+            errors.append(float(finite.std(ddof=1) / math.sqrt(len(finite))) if len(finite) > 1 else 0.0)
+        chosen = self._choose(candidates, values, errors, network_move)
+        return SearchResult(
+            candidates,
+            values,
+            errors,
+            network_move,
+            chosen,
+            int(np.isfinite(scores).sum()),
+            time.perf_counter() - start,
+            depth_reached,
+            {"scores": scores, "worlds": played},
+        )
+
+    def _clearly_worse(self, diff: np.ndarray) -> bool:
+        """A candidate whose paired difference to the network's move is below 0 by `z` standard errors."""
+        diff = diff[np.isfinite(diff)]
+        return len(diff) > 1 and diff.mean() + self.z * diff.std(ddof=1) / math.sqrt(len(diff)) < 0
+
+    def _batch(self, me: int, view: SeatView, candidates: list[int], size: int, rng, deadline: float):
+        """`size` sampled worlds, the same for every candidate, each played out after the candidate
+        (to the round's end, or `depth` decisions); the scores (candidates x worlds) and the depth
+        reached. If the deadline would pass first: None, or with `cut="score"` the playouts scored
+        where they stand."""
         n = view.rules.num_players
-        worlds = [sample_world(view, rng) for _ in range(self.worlds)]
+        worlds = [sample_world(view, rng) for _ in range(size)]
         runs = [_SeatDraws.deal(w, rng) if self.draws == "seat" else None for w in worlds]
         states, draws = [], []
         for action in candidates:
@@ -242,16 +324,19 @@ class SearchBot:
                     seat_draws.before(state, action)
                 states.append(apply_action(state, action))
                 draws.append(seat_draws)
-        deadline = start + self.ms / 1000.0
-        depth = 0
-        limit = math.inf if self.leaf == "round" else self.depth
+        limit = self.depth or math.inf
         coder = self._coder(n)
+        depth = 0
         step = 0.0  # the last step's duration: a step that would end past the deadline is not started
-        while depth < limit and time.perf_counter() + step < deadline:
-            began = time.perf_counter()
+        while depth < limit:
             moving = [i for i, s in enumerate(states) if not s.is_finished and not s.round_history]
             if not moving:
                 break
+            began = time.perf_counter()
+            if began + step > deadline:
+                if self.cut == "drop":
+                    return None
+                break  # cut="score": scored where it stands
             buffer = self._buffer(n, len(moving))
             coder.encode_states([states[i] for i in moving], [states[i].current_player for i in moving], buffer)
             logits = self.network.fast_logits(buffer[: len(moving)])
@@ -264,27 +349,7 @@ class SearchBot:
                 apply_action(state, action)
             depth += 1
             step = time.perf_counter() - began
-        scores = np.asarray(self._score(states, me)).reshape(len(candidates), self.worlds)
-        base = scores[candidates.index(network_move)]
-        values = scores.mean(axis=1).tolist()
-        diffs = scores - base
-        errors = (
-            (diffs.std(axis=1, ddof=1) / math.sqrt(self.worlds)).tolist()
-            if self.worlds > 1
-            else [0.0] * len(candidates)
-        )
-        chosen = self._choose(candidates, values, errors, network_move)
-        return SearchResult(
-            candidates,
-            values,
-            errors,
-            network_move,
-            chosen,
-            len(states),
-            time.perf_counter() - start,
-            depth,
-            {"scores": scores},
-        )
+        return np.asarray(self._score(states, me)).reshape(len(candidates), size), depth
 
     # ---------------------------------------------------------------- leaves
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -56,6 +58,10 @@ def test_options_parse_and_bad_ones_are_refused():
         SearchBot(worlds=0)
     with pytest.raises(ValueError, match="draws must be one of pile, seat"):
         agents.make("ppo+search:draws=mine")
+    with pytest.raises(ValueError, match="cut must be one of drop, score"):
+        agents.make("ppo+search:cut=guess")
+    with pytest.raises(ValueError, match="bad search budget.*batch 0"):
+        agents.make("ppo+search:batch=0")
 
 
 def test_agents_make_knows_the_search_agent_with_its_options():
@@ -116,16 +122,49 @@ def test_only_legal_moves_over_random_positions():
             apply_action(state, action)
 
 
-def test_the_time_budget_cuts_the_playouts_short():
+def test_a_batch_the_deadline_interrupts_is_dropped_and_the_network_moves():
+    state = _mid_round(4, 0)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    quick = SearchBot(leaf="round", worlds=8, top=3, ms=1, seed=0)
+    move = quick.act(view, legal)
+    result = quick.last
+    assert result.extra["worlds"] == 0 and result.leaves == 0 and move == result.network_move
+    assert all(math.isnan(v) for v in result.values)
+    assert result.seconds < 0.001 + 0.5  # loose: shared CI machines
+
+
+def test_cut_score_scores_the_interrupted_batch_where_it_stands():
     state = _mid_round(4, 0)
     view, legal = seat_view(state, state.current_player), legal_actions(state)
     slow = SearchBot(leaf="round", worlds=8, top=3, ms=10_000, seed=0)
     slow.act(view, legal)
-    quick = SearchBot(leaf="round", worlds=8, top=3, ms=5, seed=0)
+    quick = SearchBot(leaf="round", worlds=8, batch=8, top=3, ms=5, seed=0, cut="score")
     quick.act(view, legal)
+    assert quick.last.extra["worlds"] == 8 and np.isfinite(quick.last.values).all()
     assert quick.last.depth_reached < slow.last.depth_reached
-    # the playouts stop at the deadline; scoring what stands adds a little (loose: shared CI machines)
-    assert quick.last.seconds < 0.005 + 0.5
+
+
+def test_the_worlds_are_played_in_doubling_batches_up_to_the_budget():
+    state = _mid_round(2, 0)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    bot = SearchBot(leaf="round", worlds=20, batch=4, top=2, z=100, ms=10_000, seed=0)  # z: nothing dropped
+    bot.act(view, legal)
+    scores = bot.last.extra["scores"]
+    assert bot.last.extra["worlds"] == 20 and scores.shape == (2, 20) and np.isfinite(scores).all()  # 4 + 8 + 8
+
+
+def test_a_candidate_clearly_worse_than_the_networks_move_is_played_no_more():
+    state = _holding_minus_two_beside_a_twelve()
+    bot = SearchBot(leaf="round", worlds=32, top=6, ms=10_000, seed=0)
+    bot.act(seat_view(state, state.current_player), legal_actions(state))
+    result = bot.last
+    scores = result.extra["scores"]
+    played = np.isfinite(scores).sum(axis=1)
+    network = result.candidates.index(result.network_move)
+    assert played[network] == 32 and result.network_move == 0  # the -2 goes on the 12
+    discards = [i for i, a in enumerate(result.candidates) if a >= 12]
+    assert discards and all(played[i] == 24 for i in discards)  # dropped after 8 + 16 worlds: clearly worse
+    assert all(np.isfinite(result.values))
 
 
 def test_an_exchanged_card_is_forced_without_changing_the_unseen_cards():
@@ -151,19 +190,26 @@ def test_an_exchanged_card_is_forced_without_changing_the_unseen_cards():
     assert _turned_up(world, DRAW) == ("draw",)
 
 
-def test_the_search_sees_that_keeping_a_minus_two_beats_discarding_it():
-    # Seat 0 holds a drawn -2 and shows a 12: putting the -2 on the 12 is worth about 14 points more
-    # than throwing it away (less by the round's end, as the 12 might go later): the playouts must see it.
+def _holding_minus_two_beside_a_twelve():
+    """Seat to move holds a drawn -2 and shows a 12 (the view stays consistent: the cards it shows
+    are in the deck)."""
     state = new_game(Rules(num_players=2), seed=4)
     while state.phase == Phase.SETUP_REVEAL:
         apply_action(state, legal_actions(state)[0])
     seat = state.current_player
     state.values[seat][0], state.status[seat][0] = 12, 1
-    state.draw_pile[-1] = -2  # the view stays consistent: the cards it shows are in the deck
+    state.draw_pile[-1] = -2
     apply_action(state, DRAW)
     assert state.held_card == -2
+    return state
+
+
+def test_the_search_sees_that_keeping_a_minus_two_beats_discarding_it():
+    # Putting the -2 on the 12 is worth about 14 points more than throwing it away (less by the
+    # round's end, as the 12 might go later): the playouts must see it.
+    state = _holding_minus_two_beside_a_twelve()
     bot = SearchBot(leaf="round", worlds=16, top=26, z=0, ms=10_000, seed=0)
-    bot.act(seat_view(state, seat), legal_actions(state))
+    bot.act(seat_view(state, state.current_player), legal_actions(state))
     values = dict(zip(bot.last.candidates, bot.last.values))
     discard_moves = [a for a in values if a >= 12]
     assert values[0] > max(values[a] for a in discard_moves) + 2
