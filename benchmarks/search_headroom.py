@@ -62,7 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
-    search = SearchBot(worlds=args.worlds, top=args.top, ms=1e9, z=0.0, seed=args.seed, draws=args.draws)
+    # one batch of all the worlds: every candidate played in each (none dropped on the way)
+    search = SearchBot(
+        worlds=args.worlds, batch=args.worlds, top=args.top, ms=1e9, z=0.0, seed=args.seed, draws=args.draws
+    )
     beaten, gains, candidates, spreads = 0, [], 0, []
     start = time.perf_counter()
     for state in tqdm(positions(args.players, args.positions, args.opponent, rng), total=args.positions):
