@@ -153,6 +153,14 @@ def test_the_worlds_are_played_in_doubling_batches_up_to_the_budget():
     assert bot.last.extra["worlds"] == 20 and scores.shape == (2, 20) and np.isfinite(scores).all()  # 4 + 8 + 8
 
 
+def test_depth_ends_the_round_playouts_early_and_scores_the_table():
+    state = _mid_round(3, 0)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    bot = SearchBot(leaf="round", depth=3, worlds=8, top=2, ms=10_000, seed=0)
+    bot.act(view, legal)
+    assert bot.last.depth_reached == 3 and bot.last.extra["worlds"] == 8 and np.isfinite(bot.last.values).all()
+
+
 def test_a_candidate_clearly_worse_than_the_networks_move_is_played_no_more():
     state = _holding_minus_two_beside_a_twelve()
     bot = SearchBot(leaf="round", worlds=32, top=6, ms=10_000, seed=0)
