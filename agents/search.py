@@ -182,7 +182,8 @@ class SearchBot:
     def evaluate(self, view: SeatView, legal_actions_: Sequence[int], include: Sequence[int] = ()) -> SearchResult:
         """The search of one decision: the network's `top` moves and every move of `include` (legal
         moves: a review adds the move that was played), each estimated from the same worlds. With
-        playouts, `extra["scores"]` holds each candidate's score in each world (candidates x worlds)."""
+        playouts, `extra["worlds"]` is the number of worlds played and `extra["scores"]` each
+        candidate's score in each (candidates x worlds; NaN after a candidate is dropped)."""
         start = time.perf_counter()
         legal = list(legal_actions_)
         network_move, order = self._network_order(view, legal)
