@@ -182,8 +182,9 @@ class SearchBot:
     def evaluate(self, view: SeatView, legal_actions_: Sequence[int], include: Sequence[int] = ()) -> SearchResult:
         """The search of one decision: the network's `top` moves and every move of `include` (legal
         moves: a review adds the move that was played), each estimated from the same worlds. With
-        playouts, `extra["worlds"]` is the number of worlds played and `extra["scores"]` each
-        candidate's score in each (candidates x worlds; NaN after a candidate is dropped)."""
+        playouts, `extra["worlds"]` is the number of worlds played (`extra["batches"]`: each batch's
+        size) and `extra["scores"]` each candidate's score in each (candidates x worlds; NaN after
+        a candidate is dropped)."""
         start = time.perf_counter()
         legal = list(legal_actions_)
         network_move, order = self._network_order(view, legal)
@@ -269,7 +270,7 @@ class SearchBot:
             if out is None:  # the deadline came first: the batch's playouts are not scored
                 break
             scores, depth = out
-            per_playout = (time.perf_counter() - began) / (size * len(live))
+            per_playout = max(time.perf_counter() - began, 1e-9) / (size * len(live))
             batch = np.full((len(candidates), size), np.nan)
             batch[live] = scores
             batches.append(batch)
@@ -282,7 +283,15 @@ class SearchBot:
         if not batches:
             nan = [math.nan] * len(candidates)
             return SearchResult(
-                candidates, nan, nan, network_move, network_move, 0, time.perf_counter() - start, 0, {"worlds": 0}
+                candidates,
+                nan,
+                nan,
+                network_move,
+                network_move,
+                0,
+                time.perf_counter() - start,
+                0,
+                {"worlds": 0, "batches": []},
             )
         scores = np.concatenate(batches, axis=1)
         values, errors = [], []
@@ -301,7 +310,7 @@ class SearchBot:
             int(np.isfinite(scores).sum()),
             time.perf_counter() - start,
             depth_reached,
-            {"scores": scores, "worlds": played},
+            {"scores": scores, "worlds": played, "batches": [b.shape[1] for b in batches]},
         )
 
     def _clearly_worse(self, diff: np.ndarray) -> bool:

@@ -150,7 +150,8 @@ def test_the_worlds_are_played_in_doubling_batches_up_to_the_budget():
     bot = SearchBot(leaf="round", worlds=20, batch=4, top=2, z=100, ms=10_000, seed=0)  # z: nothing dropped
     bot.act(view, legal)
     scores = bot.last.extra["scores"]
-    assert bot.last.extra["worlds"] == 20 and scores.shape == (2, 20) and np.isfinite(scores).all()  # 4 + 8 + 8
+    assert bot.last.extra["batches"] == [4, 8, 8]  # doubling, the last cut to the worlds left
+    assert bot.last.extra["worlds"] == 20 and scores.shape == (2, 20) and np.isfinite(scores).all()
 
 
 def test_depth_ends_the_round_playouts_early_and_scores_the_table():
