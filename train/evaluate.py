@@ -154,14 +154,7 @@ def _records_file(
                 f"{path} holds games of another run ({found.get('agents')}, seed {found.get('seed')}); "
                 f"this run is {list(agent_names)}, seed {seed}: give another --records file"
             )
-        for number, line in enumerate(lines[1:], start=2):
-            try:
-                record = GameRecord(**json.loads(line))
-            except (json.JSONDecodeError, TypeError):
-                if number == len(lines):  # a line cut short by a stop mid-write: play that game again
-                    break
-                raise ValueError(f"{path}: line {number} is not a game record") from None
-            done[record.index] = record
+        done = _parse_records(path, lines)
         text = "\n".join(lines[: 1 + len(done)]) + "\n"
         path.write_text(text)  # drop a cut line, so that appends start on a new line
     else:
@@ -174,6 +167,28 @@ def _records_file(
                 f.write(json.dumps(asdict(record)) + "\n")
 
     return done, append
+
+
+def _parse_records(path: Path, lines: list[str]) -> dict[int, GameRecord]:
+    """The games of a records file's lines (after its header), by index; a last line cut short by a
+    stop mid-write is left out (its game is played again)."""
+    done: dict[int, GameRecord] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            record = GameRecord(**json.loads(line))
+        except (json.JSONDecodeError, TypeError):
+            if number == len(lines):
+                break
+            raise ValueError(f"{path}: line {number} is not a game record") from None
+        done[record.index] = record
+    return done
+
+
+def read_records(path: str | Path) -> list[GameRecord]:
+    """The games of a records file (`evaluate(records=...)`), in index order."""
+    path = Path(path)
+    done = _parse_records(path, path.read_text().splitlines())
+    return [done[i] for i in sorted(done)]
 
 
 GAMES_PER_WORKER = 16  # by default, fewer games are played in this process
