@@ -20,6 +20,10 @@ seat's value after the move, and keeps the network's own move unless another is 
   noisy. Any card a seat draws is still a uniform draw from the cards unseen at that moment, so the
   worlds are the exact belief. `draws="pile"` draws the world's pile in its order. The playouts
   read the network's `fast_logits` (float32).
+- **`objective="win"`**: a round playout is scored by the seat's chance of winning the game instead of
+  the round's points: its result where the game ended in the playout, else the chance from the
+  totals after the round (`agents.win_chance`: futures of whole rounds drawn from the shipped `ppo`'s
+  own round scores), the same futures for every candidate. `margin` is then a chance, not points.
 - **An anytime search.** The worlds are played in batches (`batch` worlds, then twice as many each
   time), each batch to its end, until `worlds` are played or the next batch would not end within
   `ms` at the last one's pace. Only whole batches are scored: a batch the deadline interrupts is
@@ -56,6 +60,7 @@ import numpy as np
 from agents.base import OptionTypes, check_plays
 from agents.model_file import MARGIN_SCALE, PolicyNetwork, round_margin
 from agents.ppo_bot import SHIPPED_MODEL_ALL, load_network
+from agents.win_chance import RoundScores, chance_of_winning
 from skyjo_env.engine import DRAW, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, apply_action, legal_actions
 from skyjo_env.engine.cards import CARD_VALUES
 from skyjo_env.engine.codes import HIDDEN, REMOVED, Phase
@@ -69,7 +74,10 @@ __all__ = ["LEAVES", "SearchBot", "SearchResult"]
 LEAVES = ("win", "margin", "round")
 DRAWS = ("pile", "seat")  # in a playout, the seats draw the pile in its order, or each from a run of its own
 CUTS = ("drop", "score")  # a batch the deadline interrupts: dropped, or scored where it stands
+OBJECTIVES = ("margin", "win")  # a round playout scored by the round's points, or by the chance of winning the game
+FUTURES = 128  # objective="win": the futures of whole rounds a decision's chances of winning are read from
 _SETUP = int(Phase.SETUP_REVEAL)
+_GAME_OVER = int(Phase.GAME_OVER)
 _DROP_AFTER = 16  # worlds played before a clearly worse candidate may be dropped
 
 
@@ -111,6 +119,7 @@ class SearchBot:
         "draws": str,
         "batch": int,
         "cut": str,
+        "objective": str,
     }
 
     def __init__(
@@ -128,6 +137,7 @@ class SearchBot:
         draws: str = "seat",
         batch: int = 8,
         cut: str = "drop",
+        objective: str = "margin",
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
@@ -135,6 +145,10 @@ class SearchBot:
             raise ValueError(f"draws must be one of {', '.join(DRAWS)}, got {draws!r}")
         if cut not in CUTS:
             raise ValueError(f"cut must be one of {', '.join(CUTS)}, got {cut!r}")
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        if objective == "win" and leaf != "round":
+            raise ValueError(f"objective='win' scores round playouts (leaf='round'); leaf={leaf!r} has its own scores")
         if depth < 0 or worlds < 1 or batch < 1 or ms <= 0 or margin < 0 or z < 0 or (top is not None and top < 1):
             raise ValueError(
                 f"bad search budget: depth {depth} (>= 0), worlds {worlds} (>= 1), batch {batch} (>= 1), "
@@ -155,7 +169,8 @@ class SearchBot:
             leaf,
             z,
         )
-        self.draws, self.batch, self.cut = draws, batch, cut
+        self.draws, self.batch, self.cut, self.objective = draws, batch, cut, objective
+        self._round_scores = _shipped_round_scores() if objective == "win" else None
         self.players = self.network.players
         self._encoders: dict[int, StateEncoding] = {}
         self._buffers: dict[int, np.ndarray] = {}
@@ -259,6 +274,9 @@ class SearchBot:
         batches: list[np.ndarray] = []  # each (candidates, batch size); NaN for a dropped candidate
         played = depth_reached = 0
         size, per_playout = self.batch, 0.0
+        futures = None
+        if self._round_scores is not None:
+            futures = self._round_scores.futures(view.rules.num_players, rng, FUTURES)
         while played < self.worlds and len(live) > 1:
             size = min(size, self.worlds - played)
             if batches:  # only a batch that should end in time, at the last batch's pace
@@ -266,7 +284,7 @@ class SearchBot:
                 if size < 1:
                     break
             began = time.perf_counter()
-            out = self._batch(me, view, [candidates[i] for i in live], size, rng, deadline)
+            out = self._batch(me, view, [candidates[i] for i in live], size, rng, deadline, futures)
             if out is None:  # the deadline came first: the batch's playouts are not scored
                 break
             scores, depth = out
@@ -318,7 +336,7 @@ class SearchBot:
         diff = diff[np.isfinite(diff)]
         return len(diff) > 1 and diff.mean() + self.z * diff.std(ddof=1) / math.sqrt(len(diff)) < 0
 
-    def _batch(self, me: int, view: SeatView, candidates: list[int], size: int, rng, deadline: float):
+    def _batch(self, me: int, view: SeatView, candidates: list[int], size: int, rng, deadline: float, futures=None):
         """`size` sampled worlds, the same for every candidate, each played out after the candidate
         (to the round's end, or `depth` decisions); the scores (candidates x worlds) and the depth
         reached. If the deadline would pass first: None, or with `cut="score"` the playouts scored
@@ -359,7 +377,8 @@ class SearchBot:
                 apply_action(state, action)
             depth += 1
             step = time.perf_counter() - began
-        return np.asarray(self._score(states, me)).reshape(len(candidates), size), depth
+        scores = self._win_scores(states, me, futures) if futures is not None else self._score(states, me)
+        return np.asarray(scores).reshape(len(candidates), size), depth
 
     # ---------------------------------------------------------------- leaves
 
@@ -393,6 +412,36 @@ class SearchBot:
         if len(filled) != len(scores):
             raise RuntimeError("a leaf was left without a score")
         return filled
+
+    def _win_scores(self, leaves: Sequence[GameState], me: int, futures: np.ndarray) -> list[float]:
+        """`objective="win"`: each playout's share of the game's win for seat `me`: its result where
+        the game ended, else the chance of winning from the totals after the round (a round cut short:
+        the table's points as `_estimated_scores` counts them added to the totals)."""
+        target = leaves[0].rules.target_score
+        scores = [0.0] * len(leaves)
+        ask: list[int] = []
+        rows: list[list[float]] = []
+        for i, leaf in enumerate(leaves):
+            totals: list[float]
+            if leaf.phase == _GAME_OVER:
+                totals = [float(t) for t in leaf.totals]
+            elif leaf.round_history:
+                rows.append([float(t) for t in leaf.totals])
+                ask.append(i)
+                continue
+            else:
+                totals = [t + s for t, s in zip(leaf.totals, _estimated_scores(leaf))]
+                if max(totals) < target:
+                    rows.append(totals)
+                    ask.append(i)
+                    continue
+            best = min(totals)
+            winners = [seat for seat, t in enumerate(totals) if t == best]
+            scores[i] = 1.0 / len(winners) if me in winners else 0.0
+        if ask:
+            for i, chance in zip(ask, chance_of_winning(np.asarray(rows, dtype=np.float64), me, futures, target)):
+                scores[i] = float(chance)
+        return scores
 
     # ---------------------------------------------------------------- helpers
 
@@ -496,8 +545,14 @@ def _set(state: GameState, place: tuple, value: int) -> None:
 
 
 def _estimated_margin(state: GameState, me: int) -> float:
-    """`round_margin` of the round as it stands, each face-down card counted at the mean unseen card
-    (a playout cut short by the time budget)."""
+    """`round_margin` of the round as it stands (`_estimated_scores`): a playout cut short by the time
+    budget or `depth`."""
+    return round_margin(_estimated_scores(state), me)
+
+
+def _estimated_scores(state: GameState) -> list[float]:
+    """Each seat's points as the round stands, each face-down card counted at the mean unseen card
+    (no doubling)."""
     hidden = [
         state.values[p][s] for p in range(state.num_players) for s in range(NUM_SLOTS) if state.status[p][s] == HIDDEN
     ]
@@ -512,4 +567,14 @@ def _estimated_margin(state: GameState, me: int) -> float:
                 if state.status[p][s] != REMOVED
             )
         )
-    return round_margin(grids, me)
+    return grids
+
+
+_ROUND_SCORES: list[RoundScores] = []
+
+
+def _shipped_round_scores() -> RoundScores:
+    """The shipped round scores (`agents.win_chance`), read once per process."""
+    if not _ROUND_SCORES:
+        _ROUND_SCORES.append(RoundScores.load())
+    return _ROUND_SCORES[0]

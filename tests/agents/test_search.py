@@ -12,6 +12,7 @@ from agents.base import parse_agent_options
 from agents.model_file import PolicyNetwork, load_policy, round_margin
 from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL
 from agents.search import SearchBot, _force, _SeatDraws, _turned_up
+from agents.win_chance import RoundScores, chance_of_winning
 from skyjo_env.engine import DRAW, TAKE_DISCARD, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.codes import HIDDEN, Phase
 from skyjo_env.engine.view import seat_view
@@ -62,6 +63,10 @@ def test_options_parse_and_bad_ones_are_refused():
         agents.make("ppo+search:cut=guess")
     with pytest.raises(ValueError, match="bad search budget.*batch 0"):
         agents.make("ppo+search:batch=0")
+    with pytest.raises(ValueError, match="objective must be one of margin, win"):
+        agents.make("ppo+search:objective=points")
+    with pytest.raises(ValueError, match="objective='win' scores round playouts"):
+        SearchBot(_with_random_value_head(), leaf="win", objective="win")
 
 
 def test_agents_make_knows_the_search_agent_with_its_options():
@@ -93,6 +98,7 @@ def test_a_version_1_file_plays_with_round_playouts_and_value_leaves_need_a_head
         {"leaf": "round", "worlds": 4, "top": 3, "draws": "seat"},
         {"leaf": "win", "depth": 0},
         {"leaf": "margin", "depth": 2, "worlds": 6, "top": 3},
+        {"leaf": "round", "worlds": 4, "top": 2, "objective": "win"},
     ],
 )
 def test_no_peeking_the_real_hidden_cards_change_no_search_result(options):
@@ -222,6 +228,34 @@ def test_the_search_sees_that_keeping_a_minus_two_beats_discarding_it():
     values = dict(zip(bot.last.candidates, bot.last.values))
     discard_moves = [a for a in values if a >= 12]
     assert values[0] > max(values[a] for a in discard_moves) + 2
+
+
+def test_objective_win_plays_a_legal_game_and_scores_chances_of_winning():
+    bot = SearchBot(worlds=8, top=2, ms=20, seed=3, objective="win")
+    assert plays_a_legal_game(bot, seed=3, num_players=3, opponent="expert").is_finished
+    state = _mid_round(2, 0)
+    result = SearchBot(worlds=16, top=3, z=0, ms=10_000, seed=0, objective="win").evaluate(
+        seat_view(state, state.current_player), legal_actions(state)
+    )
+    assert result.extra["worlds"] == 16 and len(result.values) == 3
+    assert all(0.0 <= v <= 1.0 for v in result.values)  # shares of the win, not points
+
+
+def test_objective_win_scores_a_finished_game_by_its_result_and_a_finished_round_by_the_totals():
+    bot = SearchBot(objective="win", seed=0)
+    futures = RoundScores.load().futures(2, np.random.default_rng(0), count=64)
+    over = played_state(2, 0, 1)
+    over.totals, over.phase = [101, 60], Phase.GAME_OVER
+    went_on = played_state(2, 0, 1)
+    went_on.totals, went_on.round_history = [70, 90], [[10, 20]]
+    scores = bot._win_scores([over, over, went_on], 1, futures)
+    assert scores[:2] == [1.0, 1.0]
+    assert scores[2] == pytest.approx(chance_of_winning(np.array([[70, 90]]), 1, futures, 100)[0])
+    assert 0.0 < scores[2] < 0.5
+    # a round cut short: the table's points (face-down cards at the mean unseen card) on the totals
+    cut = _holding_minus_two_beside_a_twelve()
+    cut.totals = [99, 99]
+    assert sum(bot._win_scores([cut], seat, futures)[0] for seat in (0, 1)) == pytest.approx(1.0)
 
 
 def test_the_round_margin_is_the_others_mean_less_mine():
