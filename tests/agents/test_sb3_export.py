@@ -63,6 +63,20 @@ def sb3_logits(zip_path: Path, observations: np.ndarray) -> tuple[np.ndarray, np
     return raw.numpy(), normalized.numpy()
 
 
+def _torch_diagnosis(zip_path: Path, observations: np.ndarray, raw: np.ndarray) -> str:
+    """What a failure should tell (this test once failed by 2.2e-4 in a full run and passed on every
+    rerun): torch's settings, and whether torch itself gives another result when asked again."""
+    import torch
+
+    again, _ = sb3_logits(zip_path, observations)
+    return (
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, float32 matmul precision "
+        f"{torch.get_float32_matmul_precision()!r}, mkldnn fp32 precision "
+        f"{getattr(torch.backends.mkldnn.matmul, 'fp32_precision', '?')!r}; "
+        f"torch asked again differs from its first result by {np.abs(again - raw).max():.2e}"
+    )
+
+
 def log_softmax(x: np.ndarray) -> np.ndarray:
     shifted = x - x.max(axis=1, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
@@ -82,7 +96,7 @@ def test_an_exported_model_gives_the_sb3_policys_logits(tmp_path, num_players, n
     raw, normalized = sb3_logits(zip_path, observations)
     ours = network.logits(observations)
     assert np.abs(raw).max() > 1.0, "weights large enough that a wrong layer would show"
-    np.testing.assert_allclose(ours, raw, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(ours, raw, rtol=0, atol=1e-5, err_msg=_torch_diagnosis(zip_path, observations, raw))
     # torch's float32 log-softmax: its error grows with the magnitude (1e-6 relative at -19)
     np.testing.assert_allclose(log_softmax(ours), normalized, rtol=1e-6, atol=1e-5)
 
