@@ -2,7 +2,7 @@
 
     python -m train.round_scores --out agents/models/round_scores.npz
 
-For each table size (2 to 8), `--games` games (2000) of the network (`--agent`, default `ppo`) against
+For each table size (2 to 8), `--games` games (default 2000) of the network (`--agent`, default `ppo`) against
 itself, played as `skyjo eval` plays them (seats rotated, `--seed`, `--workers`); every round's
 scores (after the ender's doubling) are kept, one row per round. The file holds an int16 array of
 shape (rounds, N) per table size N (keys `"2"` ... `"8"`) and `"info"` (JSON: the agent, games,
@@ -35,7 +35,7 @@ def collect(
     for n in sizes:
         records = run / f"{n}p.jsonl"
         evaluate([agent] * n, games, seed=seed, rules=Rules(num_players=n), workers=workers, records=records)
-        rows = [row for record in read_records(records) for row in record.round_scores]
+        rows = [row for record in read_records(records) if record.index < games for row in record.round_scores]
         if not rows:
             raise RuntimeError(f"no round finished at {n} players in {records}")
         out[n] = np.asarray(rows, dtype=np.int16)

@@ -248,10 +248,11 @@ def test_objective_win_scores_a_finished_game_by_its_result_and_a_finished_round
     over.totals, over.phase = [101, 60], Phase.GAME_OVER
     went_on = played_state(2, 0, 1)
     went_on.totals, went_on.round_history = [70, 90], [[10, 20]]
-    scores = bot._win_scores([over, over, went_on], 1, futures)
-    assert scores[:2] == [1.0, 1.0]
-    assert scores[2] == pytest.approx(chance_of_winning(np.array([[70, 90]]), 1, futures, 100)[0])
-    assert 0.0 < scores[2] < 0.5
+    assert bot._win_scores([over, over], 0, futures) == [0.0, 0.0]
+    won, chance = bot._win_scores([over, went_on], 1, futures)
+    assert won == 1.0
+    assert chance == pytest.approx(chance_of_winning(np.array([[70, 90]]), 1, futures, 100)[0])
+    assert 0.0 < chance < 0.5
     # a round cut short: the table's points (face-down cards at the mean unseen card) on the totals
     cut = _holding_minus_two_beside_a_twelve()
     cut.totals = [99, 99]

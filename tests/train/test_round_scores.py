@@ -30,6 +30,8 @@ def test_a_run_resumes_from_its_records(tmp_path):
     again = collect("greedy", games=2, seed=0, run=tmp_path, sizes=(2,), workers=1)
     assert (tmp_path / "2p.jsonl").read_text() == before  # no game played again
     assert again[2].tolist() == [row for r in read_records(tmp_path / "2p.jsonl") for row in r.round_scores]
+    first = collect("greedy", games=1, seed=0, run=tmp_path, sizes=(2,), workers=1)  # fewer games asked
+    assert first[2].tolist() == read_records(tmp_path / "2p.jsonl")[0].round_scores
 
 
 def test_the_command_needs_an_out_file(capsys):
