@@ -422,9 +422,8 @@ class SearchBot:
         ask: list[int] = []
         rows: list[list[float]] = []
         for i, leaf in enumerate(leaves):
-            totals: list[float]
             if leaf.phase == _GAME_OVER:
-                totals = [float(t) for t in leaf.totals]
+                winners = leaf.winners
             elif leaf.round_history:
                 rows.append([float(t) for t in leaf.totals])
                 ask.append(i)
@@ -435,8 +434,8 @@ class SearchBot:
                     rows.append(totals)
                     ask.append(i)
                     continue
-            best = min(totals)
-            winners = [seat for seat, t in enumerate(totals) if t == best]
+                best = min(totals)
+                winners = [seat for seat, t in enumerate(totals) if t == best]
             scores[i] = 1.0 / len(winners) if me in winners else 0.0
         if ask:
             for i, chance in zip(ask, chance_of_winning(np.asarray(rows, dtype=np.float64), me, futures, target)):

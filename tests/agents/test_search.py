@@ -11,7 +11,7 @@ import agents
 from agents.base import parse_agent_options
 from agents.model_file import PolicyNetwork, load_policy, round_margin
 from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL
-from agents.search import SearchBot, _force, _SeatDraws, _turned_up
+from agents.search import SearchBot, _estimated_scores, _force, _SeatDraws, _turned_up
 from agents.win_chance import RoundScores, chance_of_winning
 from skyjo_env.engine import DRAW, TAKE_DISCARD, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.codes import HIDDEN, Phase
@@ -253,10 +253,14 @@ def test_objective_win_scores_a_finished_game_by_its_result_and_a_finished_round
     assert won == 1.0
     assert chance == pytest.approx(chance_of_winning(np.array([[70, 90]]), 1, futures, 100)[0])
     assert 0.0 < chance < 0.5
-    # a round cut short: the table's points (face-down cards at the mean unseen card) on the totals
+    # a round cut short: the table's points (face-down cards at the mean unseen card) on the totals,
+    # here past the target: the game's result, won by the lower table
     cut = _holding_minus_two_beside_a_twelve()
     cut.totals = [99, 99]
-    assert sum(bot._win_scores([cut], seat, futures)[0] for seat in (0, 1)) == pytest.approx(1.0)
+    table = _estimated_scores(cut)
+    assert min(table) > 1 and table[0] != table[1]
+    lower = int(np.argmin(table))
+    assert [bot._win_scores([cut], seat, futures)[0] for seat in (lower, 1 - lower)] == [1.0, 0.0]
 
 
 def test_the_round_margin_is_the_others_mean_less_mine():
