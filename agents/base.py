@@ -61,6 +61,17 @@ def check_plays(bot: Policy, num_players: int, label: str | None = None) -> None
         raise ValueError(f"{who} was trained for {sizes_text(players)} players; this game has {num_players}")
 
 
+def one_blas_thread() -> None:
+    """Keep numpy's BLAS (OpenBLAS), and any OpenMP pool, to one thread in this process: for a worker
+    process that shares the cores with others (`skyjo eval --workers`, `skyjo review`). OpenBLAS's idle threads spin
+    while they wait for work, so two workers with a thread a core each on two cores slow each other's
+    small matrix products down: `ppo+search` at 50 ms a move played a median of 8 worlds instead of
+    24. One thread loses nothing at a network's sizes (the same 24 in a process alone)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+
+
 #: An agent's name options: each key with its reader of the text after `key=` (a bot class's `OPTION_TYPES`).
 OptionTypes = Mapping[str, Callable[[str], object]]
 

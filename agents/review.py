@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.base import one_blas_thread
 from agents.model_file import PolicyNetwork
 from agents.search import SearchBot
 from skyjo_env.engine import action_to_string, apply_action, legal_actions, new_game
@@ -202,15 +203,7 @@ _WORKER: Reviewer | None = None
 
 def _start_worker(budget: Budget, model: str | Path | None) -> None:
     global _WORKER
-    import os
-
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    try:  # one BLAS thread a process: the workers share the cores
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(1)
-    except ImportError:
-        pass
+    one_blas_thread()  # the workers share the cores
     _WORKER = Reviewer(budget, model)
 
 

@@ -19,12 +19,14 @@ import multiprocessing as mp
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
+from agents.base import one_blas_thread
 from skyjo_env.engine import IllegalActionError, Rules
 from skyjo_env.seated import SeatedGame
 
@@ -91,6 +93,14 @@ def _play_chunk(job: tuple[list[str], Rules, int, list[int]]) -> list[GameRecord
         _worker["bots"] = [make(name) for name in agent_names]
         _worker["key"] = key
     return [play_game(_worker["bots"], agent_names, rules, seed, i) for i in indices]
+
+
+def worker_pool(workers: int) -> Pool:
+    """A pool of `workers` processes to play games in, each with one BLAS thread (the workers share
+    the cores: `agents.base.one_blas_thread`). Fork is fastest, but forking a process that already
+    runs torch's thread pools can hang the children; spawn then."""
+    fork_safe = "fork" in mp.get_all_start_methods() and "torch" not in sys.modules
+    return mp.get_context("fork" if fork_safe else "spawn").Pool(workers, initializer=one_blas_thread)
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -226,10 +236,7 @@ def play_chunked(
             if on_part is not None:
                 on_part(part)
     else:
-        # fork is fastest, but forking a process that already runs torch's thread pools can hang
-        # the children; spawn then.
-        fork_safe = "fork" in mp.get_all_start_methods() and "torch" not in sys.modules
-        with mp.get_context("fork" if fork_safe else "spawn").Pool(workers) as pool:
+        with worker_pool(workers) as pool:
             for part in pool.imap_unordered(play, jobs):
                 results += part
                 bar.update(len(part))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from skyjo_env.engine import Rules
-from train.evaluate import evaluate, play_game, wilson_interval
+from train.evaluate import evaluate, play_game, wilson_interval, worker_pool
 
 
 def skyjo(*args: str) -> subprocess.CompletedProcess:
@@ -134,3 +135,30 @@ def test_the_report_gives_each_agents_time_per_move():
     report = evaluate(["greedy", "random"], games=3, seed=0, workers=1, progress=False)
     for result in report["results"]:
         assert 0 < result["ms_per_move_median"] <= result["ms_per_move_p95"]
+
+
+def _blas_threads(_: int) -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_one_blas_thread_limits_numpys_blas_in_a_process_that_had_two():
+    script = (
+        "import numpy\n"
+        "from agents.base import one_blas_thread\n"
+        "from tests.train.test_evaluate import _blas_threads\n"
+        "before = _blas_threads(0)\n"
+        "one_blas_thread()\n"
+        "print(before, _blas_threads(0))\n"
+    )
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[2] [1]"
+
+
+def test_the_eval_workers_run_numpys_blas_on_one_thread():
+    # two workers on two cores, each with a pool of two spinning BLAS threads, made ppo+search's matrix
+    # products about 3x slower (a median of 8 worlds a move at 50 ms instead of 24)
+    with worker_pool(2) as pool:
+        assert pool.map(_blas_threads, range(2)) == [[1], [1]]
