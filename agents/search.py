@@ -24,6 +24,11 @@ seat's value after the move, and keeps the network's own move unless another is 
   the round's points: its result where the game ended in the playout, else the chance from the
   totals after the round (`agents.win_chance`: futures of whole rounds drawn from the shipped `ppo`'s
   own round scores), the same futures for every candidate. `margin` is then a chance, not points.
+- **`opponents`**: the policy the other seats play in the playouts: `"network"` (the default, the
+  network at every seat, batched) or an agent name (`"expert"`), which then plays every other seat
+  from its own view of the world while the network plays the searching seat; an opponent model for
+  an opponent you know. Its moves are made one world at a time, so a budget buys fewer worlds (at
+  2 players against `expert`, about half).
 - **An anytime search.** The worlds are played in batches (`batch` worlds, then twice as many each
   time), each batch to its end, until `worlds` are played or the next batch would not end within
   `ms` at the last one's pace. Only whole batches are scored: a batch the deadline interrupts is
@@ -57,7 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import OptionTypes, check_plays
+from agents.base import OptionTypes, Policy, check_plays
 from agents.model_file import MARGIN_SCALE, PolicyNetwork, round_margin
 from agents.ppo_bot import SHIPPED_MODEL_ALL, load_network
 from agents.win_chance import RoundScores, chance_of_winning
@@ -65,7 +70,7 @@ from skyjo_env.engine import DRAW, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, apply_
 from skyjo_env.engine.cards import CARD_VALUES
 from skyjo_env.engine.codes import HIDDEN, REMOVED, Phase
 from skyjo_env.engine.state import GameState
-from skyjo_env.engine.view import SeatView
+from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.engine.worlds import sample_world, unseen_counts
 from skyjo_env.observation import StateEncoding, encode, encoder
 
@@ -120,6 +125,7 @@ class SearchBot:
         "batch": int,
         "cut": str,
         "objective": str,
+        "opponents": str,
     }
 
     def __init__(
@@ -138,6 +144,7 @@ class SearchBot:
         batch: int = 8,
         cut: str = "drop",
         objective: str = "margin",
+        opponents: str | Policy = "network",
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
@@ -171,6 +178,7 @@ class SearchBot:
         )
         self.draws, self.batch, self.cut, self.objective = draws, batch, cut, objective
         self._round_scores = _shipped_round_scores() if objective == "win" else None
+        self.opponents = _opponent_model(opponents)
         self.players = self.network.players
         self._encoders: dict[int, StateEncoding] = {}
         self._buffers: dict[int, np.ndarray] = {}
@@ -179,6 +187,8 @@ class SearchBot:
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
+        if self.opponents is not None:
+            self.opponents.reset(None if seed is None else seed + 1)
 
     # ---------------------------------------------------------------- the move
 
@@ -365,13 +375,23 @@ class SearchBot:
                 if self.cut == "drop":
                     return None
                 break  # cut="score": scored where it stands
-            buffer = self._buffer(n, len(moving))
-            coder.encode_states([states[i] for i in moving], [states[i].current_player for i in moving], buffer)
-            logits = self.network.fast_logits(buffer[: len(moving)])
-            for i, row in zip(moving, logits):
-                state, seat_draws = states[i], draws[i]
-                legal = legal_actions(state)
-                action = legal[int(np.argmax(row[legal]))]
+            chosen: dict[int, int] = {}
+            if self.opponents is not None:  # the other seats play the opponent model, from their own views
+                for i in moving:
+                    state = states[i]
+                    if state.current_player != me:
+                        seat = state.current_player
+                        chosen[i] = self.opponents.act(seat_view(state, seat), legal_actions(state))
+            asked = [i for i in moving if i not in chosen]
+            if asked:
+                buffer = self._buffer(n, len(asked))
+                coder.encode_states([states[i] for i in asked], [states[i].current_player for i in asked], buffer)
+                logits = self.network.fast_logits(buffer[: len(asked)])
+                for i, row in zip(asked, logits):
+                    legal = legal_actions(states[i])
+                    chosen[i] = legal[int(np.argmax(row[legal]))]
+            for i in moving:
+                state, seat_draws, action = states[i], draws[i], chosen[i]
                 if seat_draws:
                     seat_draws.before(state, action)
                 apply_action(state, action)
@@ -570,6 +590,21 @@ def _estimated_scores(state: GameState) -> list[float]:
 
 
 _ROUND_SCORES: list[RoundScores] = []
+
+
+def _opponent_model(opponents: str | Policy) -> Policy | None:
+    """`opponents`: None for "network" (the network plays every seat of a playout), else the bot
+    the other seats play in the playouts (an agent name, or a bot)."""
+    if not isinstance(opponents, str):
+        return opponents
+    if opponents == "network":
+        return None
+    from agents.registry import make
+
+    try:
+        return make(opponents)
+    except (KeyError, ValueError) as error:
+        raise ValueError(f"opponents must be 'network' or an agent name, got {opponents!r}: {error}") from None
 
 
 def _shipped_round_scores() -> RoundScores:

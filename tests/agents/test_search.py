@@ -69,6 +69,44 @@ def test_options_parse_and_bad_ones_are_refused():
         SearchBot(_with_random_value_head(), leaf="win", objective="win")
 
 
+def test_opponents_names_a_bot_or_the_network_and_a_bad_name_is_refused():
+    assert SearchBot(opponents="network").opponents is None
+    assert agents.make("ppo+search:opponents=expert").opponents.name == "expert"
+    with pytest.raises(ValueError, match="opponents must be 'network' or an agent name, got 'nobody'.*known agents"):
+        agents.make("ppo+search:opponents=nobody")
+
+
+class _Recorder:
+    """An opponent model that plays `expert` and notes the seats of the views it was shown."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.seats: list[int] = []
+        self.expert = agents.make("expert")
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, view, legal_actions_):
+        self.seats.append(view.seat)
+        return self.expert.act(view, legal_actions_)
+
+
+def test_with_an_opponent_model_the_other_seats_play_it_in_the_playouts_and_the_searcher_the_network():
+    state = _mid_round(3, 0)
+    me = state.current_player
+    recorder = _Recorder()
+    bot = SearchBot(worlds=4, batch=4, top=2, z=0, ms=10_000, seed=0, opponents=recorder)
+    network_only = SearchBot(worlds=4, batch=4, top=2, z=0, ms=10_000, seed=0)
+    view, legal = seat_view(state, me), legal_actions(state)
+    result = bot.evaluate(view, legal)
+    assert result.chosen in legal and result.extra["worlds"] == 4
+    assert recorder.seats and set(recorder.seats) == {0, 1, 2} - {me}
+    # the same worlds played by the network at every seat score otherwise
+    assert network_only.evaluate(view, legal).values != result.values
+
+
 def test_agents_make_knows_the_search_agent_with_its_options():
     bot = agents.make("ppo+search:worlds=8,ms=20")
     assert isinstance(bot, SearchBot) and bot.worlds == 8 and bot.ms == 20.0
@@ -99,6 +137,7 @@ def test_a_version_1_file_plays_with_round_playouts_and_value_leaves_need_a_head
         {"leaf": "win", "depth": 0},
         {"leaf": "margin", "depth": 2, "worlds": 6, "top": 3},
         {"leaf": "round", "worlds": 4, "top": 2, "objective": "win"},
+        {"leaf": "round", "worlds": 4, "top": 2, "opponents": "expert"},
     ],
 )
 def test_no_peeking_the_real_hidden_cards_change_no_search_result(options):
