@@ -63,10 +63,11 @@ def check_plays(bot: Policy, num_players: int, label: str | None = None) -> None
 
 def one_blas_thread() -> None:
     """Keep numpy's BLAS (OpenBLAS), and any OpenMP pool, to one thread in this process: for a worker
-    process that shares the cores with others (`skyjo eval --workers`, `skyjo review`). OpenBLAS's idle threads spin
-    while they wait for work, so two workers with a thread a core each on two cores slow each other's
-    small matrix products down: `ppo+search` at 50 ms a move played a median of 8 worlds instead of
-    24. One thread loses nothing at a network's sizes (the same 24 in a process alone)."""
+    process that shares the cores with others (`skyjo eval --workers`, `skyjo review`). OpenBLAS's
+    idle threads spin while they wait for work, so two workers with a thread a core each on two cores
+    slow each other's small matrix products down: `ppo+search` at 50 ms a move played a mean of 5 worlds instead of 34
+    (`benchmarks/search_worlds.py`). One thread loses nothing at a network's sizes (a median of 24
+    worlds in a process alone, with one thread or two)."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1)

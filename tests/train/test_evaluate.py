@@ -159,6 +159,6 @@ def test_one_blas_thread_limits_numpys_blas_in_a_process_that_had_two():
 
 def test_the_eval_workers_run_numpys_blas_on_one_thread():
     # two workers on two cores, each with a pool of two spinning BLAS threads, made ppo+search's matrix
-    # products about 3x slower (a median of 8 worlds a move at 50 ms instead of 24)
+    # products several times slower (a mean of 5 worlds a move at 50 ms instead of 34: benchmarks/search_worlds.py)
     with worker_pool(2) as pool:
         assert pool.map(_blas_threads, range(2)) == [[1], [1]]
