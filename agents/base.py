@@ -2,6 +2,10 @@
 
 A bot never receives the `GameState`, so it cannot peek at face-down cards or the draw
 pile: `SeatView` is built by copying what the seat may know.
+
+A bot may also have `observe(view, legal_actions, action)`: the game loop (`skyjo_env.seated.SeatedGame`)
+then tells it of every move made at the table, the mover's view before it and its legal moves
+(public information), so that it can learn how the others play (`ppo+search:opponents=network|expert`).
 """
 
 from __future__ import annotations

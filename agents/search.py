@@ -28,7 +28,9 @@ seat's value after the move, and keeps the network's own move unless another is 
   network at every seat, batched) or an agent name (`"expert"`), which then plays every other seat
   from its own view of the world while the network plays the searching seat; an opponent model for
   an opponent you know. Its moves are made one world at a time, so a budget buys fewer worlds (at
-  2 players against `expert`, about half).
+  2 players against `expert`, about half). Several joined by `|` (`"network|expert|greedy"`) are a
+  library: each other seat plays the member that has predicted most of its moves in this game so far
+  (`agents.opponent_model`; the moves come from the game loop through `observe`).
 - **An anytime search.** The worlds are played in batches (`batch` worlds, then twice as many each
   time), each batch to its end, until `worlds` are played or the next batch would not end within
   `ms` at the last one's pace. Only whole batches are scored: a batch the deadline interrupts is
@@ -64,6 +66,7 @@ import numpy as np
 
 from agents.base import OptionTypes, Policy, check_plays
 from agents.model_file import MARGIN_SCALE, PolicyNetwork, round_margin
+from agents.opponent_model import OpponentLibrary
 from agents.ppo_bot import SHIPPED_MODEL_ALL, load_network
 from agents.win_chance import RoundScores, chance_of_winning
 from skyjo_env.engine import DRAW, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, apply_action, legal_actions
@@ -178,7 +181,8 @@ class SearchBot:
         )
         self.draws, self.batch, self.cut, self.objective = draws, batch, cut, objective
         self._round_scores = _shipped_round_scores() if objective == "win" else None
-        self.opponents = _opponent_model(opponents)
+        self.opponents = OpponentLibrary.parse(opponents)
+        self._me: int | None = None  # the seat this bot plays in the current game (known at its first move)
         self.players = self.network.players
         self._encoders: dict[int, StateEncoding] = {}
         self._buffers: dict[int, np.ndarray] = {}
@@ -187,13 +191,24 @@ class SearchBot:
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
-        if self.opponents is not None:
-            self.opponents.reset(None if seed is None else seed + 1)
+        self._me = None
+        self.opponents.reset(seed)
+
+    def observe(self, view: SeatView, legal_actions_: Sequence[int], action: int) -> None:
+        """Another seat played `action` from `view` (its own view, public information; `SeatedGame` tells
+        every bot that has this method of every move). With a library of opponent models, each member
+        that would have played it gets a point for that seat (`agents.opponent_model`); the setup's
+        reveals, forced moves and this bot's own moves are not counted."""
+        legal = list(legal_actions_)
+        if not self.opponents.infers or view.seat == self._me or len(legal) < 2 or view.phase == _SETUP:
+            return
+        self.opponents.observe(view, legal, action, lambda: self._network_order(view, legal)[0])
 
     # ---------------------------------------------------------------- the move
 
     def act(self, view: SeatView, legal_actions_: Sequence[int]) -> int:
         self.last = None
+        self._me = view.seat
         legal = list(legal_actions_)
         if len(legal) == 1 or view.phase == _SETUP:
             network_move, _ = self._network_order(view, legal)
@@ -287,6 +302,10 @@ class SearchBot:
         futures = None
         if self._round_scores is not None:
             futures = self._round_scores.futures(view.rules.num_players, rng, FUTURES)
+        models = {
+            seat: bot for seat, bot in self.opponents.models(view.rules.num_players, me).items() if bot is not None
+        }
+        extra = {"opponents": self.opponents.summary(view.rules.num_players, me)} if self.opponents.infers else {}
         while played < self.worlds and len(live) > 1:
             size = min(size, self.worlds - played)
             if batches:  # only a batch that should end in time, at the last batch's pace
@@ -294,7 +313,7 @@ class SearchBot:
                 if size < 1:
                     break
             began = time.perf_counter()
-            out = self._batch(me, view, [candidates[i] for i in live], size, rng, deadline, futures)
+            out = self._batch(me, view, [candidates[i] for i in live], size, rng, deadline, models, futures)
             if out is None:  # the deadline came first: the batch's playouts are not scored
                 break
             scores, depth = out
@@ -319,7 +338,7 @@ class SearchBot:
                 0,
                 time.perf_counter() - start,
                 0,
-                {"worlds": 0, "batches": []},
+                {"worlds": 0, "batches": [], **extra},
             )
         scores = np.concatenate(batches, axis=1)
         values, errors = [], []
@@ -338,7 +357,7 @@ class SearchBot:
             int(np.isfinite(scores).sum()),
             time.perf_counter() - start,
             depth_reached,
-            {"scores": scores, "worlds": played, "batches": [b.shape[1] for b in batches]},
+            {"scores": scores, "worlds": played, "batches": [b.shape[1] for b in batches], **extra},
         )
 
     def _clearly_worse(self, diff: np.ndarray) -> bool:
@@ -346,11 +365,21 @@ class SearchBot:
         diff = diff[np.isfinite(diff)]
         return len(diff) > 1 and diff.mean() + self.z * diff.std(ddof=1) / math.sqrt(len(diff)) < 0
 
-    def _batch(self, me: int, view: SeatView, candidates: list[int], size: int, rng, deadline: float, futures=None):
+    def _batch(
+        self,
+        me: int,
+        view: SeatView,
+        candidates: list[int],
+        size: int,
+        rng,
+        deadline: float,
+        models: dict[int, Policy],
+        futures=None,
+    ):
         """`size` sampled worlds, the same for every candidate, each played out after the candidate
         (to the round's end, or `depth` decisions); the scores (candidates x worlds) and the depth
-        reached. If the deadline would pass first: None, or with `cut="score"` the playouts scored
-        where they stand."""
+        reached. `models`: the bot each other seat plays (a seat not in it plays the network, batched).
+        If the deadline would pass first: None, or with `cut="score"` the playouts scored where they stand."""
         n = view.rules.num_players
         worlds = [sample_world(view, rng) for _ in range(size)]
         runs = [_SeatDraws.deal(w, rng) if self.draws == "seat" else None for w in worlds]
@@ -376,12 +405,12 @@ class SearchBot:
                     return None
                 break  # cut="score": scored where it stands
             chosen: dict[int, int] = {}
-            if self.opponents is not None:  # the other seats play the opponent model, from their own views
+            if models:  # the other seats play their opponent models, from their own views
                 for i in moving:
                     state = states[i]
-                    if state.current_player != me:
-                        seat = state.current_player
-                        chosen[i] = self.opponents.act(seat_view(state, seat), legal_actions(state))
+                    model = models.get(state.current_player)
+                    if model is not None:
+                        chosen[i] = model.act(seat_view(state, state.current_player), legal_actions(state))
             asked = [i for i in moving if i not in chosen]
             if asked:
                 buffer = self._buffer(n, len(asked))
@@ -590,21 +619,6 @@ def _estimated_scores(state: GameState) -> list[float]:
 
 
 _ROUND_SCORES: list[RoundScores] = []
-
-
-def _opponent_model(opponents: str | Policy) -> Policy | None:
-    """`opponents`: None for "network" (the network plays every seat of a playout), else the bot
-    the other seats play in the playouts (an agent name, or a bot)."""
-    if not isinstance(opponents, str):
-        return opponents
-    if opponents == "network":
-        return None
-    from agents.registry import make
-
-    try:
-        return make(opponents)
-    except (KeyError, ValueError) as error:
-        raise ValueError(f"opponents must be 'network' or an agent name, got {opponents!r}: {error}") from None
 
 
 def _shipped_round_scores() -> RoundScores:

@@ -59,9 +59,10 @@ class LearnerGame(SeatedGame):
         learner are left to play (`waiting_opponent`)."""
         n = self.rules.num_players
         self.learner_seat = learner_seat
-        self.bots = [None] * n
+        bots: list[Any | None] = [None] * n
         for k, bot in enumerate(self.opponents, start=1):
-            self.bots[(learner_seat + k) % n] = bot
+            bots[(learner_seat + k) % n] = bot
+        self.bots = bots  # a new list: SeatedGame finds the bots that observe
         seed = int(np_random.integers(2**63))
         for bot in self.opponents:
             bot.reset(int(np_random.integers(2**63)))

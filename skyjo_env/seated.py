@@ -9,6 +9,11 @@ A seat holds a bot (an object with `reset(seed)` and `act(view, legal)`, see `ag
 or None: a seat played from outside, whose moves the caller gives to `apply`. With a reward
 mode (`skyjo_env.rewards`), each move's rewards are credited to every seat; a seat collects
 what it is owed at its next decision (`collect`), which is when an env hands a reward over.
+
+A bot with an `observe(view, legal, action)` method is told of every move made at the table (its own
+and the others', outside seats' too), after the move: the mover's view before it (public
+information: every seat sees the same grids, discard pile and drawn card) and its legal moves. A
+search that models its opponents from their moves uses it (`agents.opponent_model`).
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ class SeatedGame:
             raise ValueError(f"{rules.num_players} players need a bot or None at each seat, got {len(bots)}")
         check_modes("game" if reward is None else reward, episode)
         self.rules = rules
-        self.bots = list(bots)
+        self.bots = bots
         self.reward_mode = reward
         self.episode = episode
         self.owed = np.zeros(rules.num_players)
@@ -66,6 +71,17 @@ class SeatedGame:
         self._state = new_game(self.rules, seed=seed)
         self.owed[:] = 0.0
         return self._state
+
+    @property
+    def bots(self) -> list[Any | None]:
+        """The bot (or None) at each seat. To change them, assign a new list: the bots told of every move
+        (those with `observe`) are found when it is assigned."""
+        return self._bots
+
+    @bots.setter
+    def bots(self, bots: Sequence[Any | None]) -> None:
+        self._bots = list(bots)
+        self._observers: list[Any] = list({id(bot): bot for bot in self._bots if hasattr(bot, "observe")}.values())
 
     @property
     def state(self) -> GameState:
@@ -115,8 +131,14 @@ class SeatedGame:
 
     def apply(self, action: int) -> list[float] | None:
         """The current seat's move; its rewards (one a seat, or None) are credited to `owed` and returned.
-        An illegal action raises `IllegalActionError` and changes nothing."""
+        An illegal action raises `IllegalActionError` and changes nothing. The bots that `observe` are told
+        of the move (module doc)."""
+        observers = self._observers
+        told = (seat_view(self.state, self.state.current_player), legal_actions(self.state)) if observers else None
         state = apply_action(self.state, action)
+        if told is not None:
+            for bot in observers:
+                bot.observe(*told, action)
         if self.reward_mode is None:
             return None
         earned = step_rewards(state, self.reward_mode, self.episode)

@@ -10,6 +10,7 @@ import pytest
 import agents
 from agents.base import parse_agent_options
 from agents.model_file import PolicyNetwork, load_policy, round_margin
+from agents.opponent_model import OpponentLibrary
 from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL
 from agents.search import SearchBot, _estimated_scores, _force, _SeatDraws, _turned_up
 from agents.win_chance import RoundScores, chance_of_winning
@@ -17,6 +18,7 @@ from skyjo_env.engine import DRAW, TAKE_DISCARD, Rules, apply_action, legal_acti
 from skyjo_env.engine.codes import HIDDEN, Phase
 from skyjo_env.engine.view import seat_view
 from skyjo_env.engine.worlds import sample_world, unseen_counts
+from skyjo_env.seated import SeatedGame
 from tests.engine.test_worlds import CHI2_14_P001, chi_square
 from tests.helpers import played_state, plays_a_legal_game, shuffle_hidden_information
 from train.value import OUTPUTS, attach_value_head
@@ -69,11 +71,17 @@ def test_options_parse_and_bad_ones_are_refused():
         SearchBot(_with_random_value_head(), leaf="win", objective="win")
 
 
-def test_opponents_names_a_bot_or_the_network_and_a_bad_name_is_refused():
-    assert SearchBot(opponents="network").opponents is None
-    assert agents.make("ppo+search:opponents=expert").opponents.name == "expert"
-    with pytest.raises(ValueError, match="opponents must be 'network' or an agent name, got 'nobody'.*known agents"):
+def test_opponents_names_a_bot_or_the_network_or_a_library_and_a_bad_name_is_refused():
+    assert SearchBot(opponents="network").opponents.network_only
+    only_expert = agents.make("ppo+search:opponents=expert").opponents
+    assert only_expert.names == ["expert"] and only_expert.bots[0].name == "expert" and not only_expert.infers
+    library = agents.make("ppo+search:opponents=network|expert|greedy").opponents
+    assert library.names == ["network", "expert", "greedy"] and library.bots[0] is None and library.infers
+    with pytest.raises(ValueError, match="opponents must be 'network', an agent name.*got 'nobody'.*known agents"):
         agents.make("ppo+search:opponents=nobody")
+    for bad in ("network||expert", "expert|expert", "network|"):
+        with pytest.raises(ValueError, match="each once"):
+            SearchBot(opponents=bad)
 
 
 class _Recorder:
@@ -107,6 +115,63 @@ def test_with_an_opponent_model_the_other_seats_play_it_in_the_playouts_and_the_
     assert network_only.evaluate(view, legal).values != result.values
 
 
+def _play_a_round(bots, seed: int) -> None:
+    """The bots play the first round of a seeded game (every move told to the bots that observe)."""
+    game = SeatedGame(Rules(num_players=len(bots)), bots)
+    state = game.deal(seed, list(range(len(bots))))
+    while not state.round_history and not state.is_finished:
+        game.apply(game.ask())
+
+
+@pytest.mark.parametrize("opponent, member", [("greedy", "greedy"), ("expert", "expert"), ("ppo", "network")])
+def test_a_library_models_each_seat_by_the_member_that_predicted_its_moves(opponent, member):
+    searcher = SearchBot(worlds=2, batch=2, ms=5, seed=0, opponents="network|expert|greedy")
+    _play_a_round([searcher, agents.make(opponent)], seed=3)
+    library = searcher.opponents
+    assert library.counted[1] >= 10 and 0 not in library.counted  # its own moves are not counted
+    assert library.summary(2, 0) == {1: member}
+    assert library.hits[1][library.names.index(member)] == library.counted[1]  # it predicted every move
+    searcher.reset(1)  # a new game: the evidence is forgotten, the first member again
+    assert library.summary(2, 0) == {1: "network"} and not library.counted
+
+
+def test_at_a_table_of_three_each_seat_gets_its_own_member_and_plays_it_in_the_playouts():
+    searcher = SearchBot(worlds=2, batch=2, ms=5, seed=0, opponents="network|greedy")
+    _play_a_round([searcher, agents.make("greedy"), agents.make("ppo")], seed=4)
+    assert searcher.opponents.summary(3, 0) == {1: "greedy", 2: "network"}
+    state = _mid_round(3, 1)
+    me = state.current_player
+    library = OpponentLibrary(["network", "recorder"], [None, _Recorder()])
+    library.hits = {(me + 1) % 3: np.array([0, 3])}  # the next seat is the recorder's; the other, the network's
+    bot = SearchBot(worlds=4, batch=4, top=2, z=0, ms=10_000, seed=0)
+    bot.opponents = library
+    result = bot.evaluate(seat_view(state, me), legal_actions(state))
+    assert set(library.bots[1].seats) == {(me + 1) % 3}
+    assert result.extra["opponents"] == {(me + 1) % 3: "recorder", (me + 2) % 3: "network"}
+
+
+def test_a_member_that_does_not_play_the_table_size_is_refused_by_name():
+    searcher = SearchBot(worlds=2, batch=2, ms=5, seed=0, opponents="network|ppo_2p")
+    state = _mid_round(3, 0)
+    with pytest.raises(ValueError, match="opponents member 'ppo_2p' was trained for 2 players; this game has 3"):
+        searcher.act(seat_view(state, state.current_player), legal_actions(state))
+
+
+def test_the_setup_forced_moves_and_its_own_moves_are_not_counted():
+    searcher = SearchBot(worlds=2, batch=2, ms=5, seed=0, opponents="network|expert")
+    state = new_game(Rules(num_players=2), seed=0)
+    searcher.observe(seat_view(state, 1), legal_actions(state), legal_actions(state)[0])  # a setup reveal
+    state = _mid_round(2, 0)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    searcher.observe(view, [legal[0]], legal[0])  # forced
+    searcher.act(view, legal)  # its own seat from now on
+    searcher.observe(view, legal, legal[0])
+    assert not searcher.opponents.counted
+    other = seat_view(state, 1 - state.current_player)._replace(to_play=0)
+    searcher.observe(other, legal, legal[0])
+    assert searcher.opponents.counted == {other.seat: 1}
+
+
 def test_agents_make_knows_the_search_agent_with_its_options():
     bot = agents.make("ppo+search:worlds=8,ms=20")
     assert isinstance(bot, SearchBot) and bot.worlds == 8 and bot.ms == 20.0
@@ -138,6 +203,7 @@ def test_a_version_1_file_plays_with_round_playouts_and_value_leaves_need_a_head
         {"leaf": "margin", "depth": 2, "worlds": 6, "top": 3},
         {"leaf": "round", "worlds": 4, "top": 2, "objective": "win"},
         {"leaf": "round", "worlds": 4, "top": 2, "opponents": "expert"},
+        {"leaf": "round", "worlds": 4, "top": 2, "opponents": "expert|network"},
     ],
 )
 def test_no_peeking_the_real_hidden_cards_change_no_search_result(options):

@@ -7,6 +7,7 @@ import pytest
 
 from agents import make
 from skyjo_env.engine import IllegalActionError, Rules, legal_actions
+from skyjo_env.engine.view import seat_view
 from skyjo_env.rewards import step_rewards
 from skyjo_env.seated import SeatedGame
 
@@ -109,3 +110,55 @@ def test_without_a_reward_mode_nothing_is_credited():
     state = game.deal(4, [0, 1])
     game.play_bots()
     assert state.is_finished and not game.owed.any()
+
+
+class Observer(Recorder):
+    """A recorder that is also told of every move made at the table (`observe`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.told: list = []
+
+    def observe(self, view, legal, action) -> None:
+        self.told.append((view, list(legal), action))
+
+
+def test_a_bot_that_observes_is_told_of_every_move_with_the_movers_view_and_legal_moves():
+    observer = Observer()
+    game = SeatedGame(Rules(num_players=3), [observer, None, make("greedy")])
+    state = game.deal(5, [1, None, 2])
+    expected = []
+    for _ in range(60):
+        game.play_bots()
+        if game.over:
+            break
+        seat = state.current_player
+        legal = legal_actions(state)
+        expected.append((seat_view(state, seat), legal, legal[-1]))
+        game.apply(legal[-1])  # the outside seat's move
+    told_outside = [t for t in observer.told if t[0].seat == 1]
+    assert told_outside == expected  # the outside seat's moves, each with its own view before it
+    assert {view.seat for view, _, _ in observer.told} == {0, 1, 2}  # its own moves and the others'
+    own = [(view, legal) for view, legal, _ in observer.told if view.seat == 0]
+    assert [view for view, _ in own] == observer.views  # its own moves: the views it was asked with
+
+
+def test_an_illegal_move_is_told_to_no_one():
+    observer = Observer()
+    game = SeatedGame(Rules(num_players=2), [observer, None])
+    state = game.deal(1, [1, None])
+    game.play_bots()
+    told = len(observer.told)
+    illegal = next(a for a in range(26) if a not in legal_actions(state))
+    with pytest.raises(IllegalActionError):
+        game.apply(illegal)
+    assert len(observer.told) == told
+
+
+def test_one_bot_at_two_seats_is_told_of_each_move_once():
+    observer = Observer()
+    game = SeatedGame(Rules(num_players=2), [observer, observer])
+    game.deal(2, [1, 1])
+    for _ in range(10):
+        game.apply(game.ask())
+    assert len(observer.told) == 10

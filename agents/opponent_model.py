@@ -1,0 +1,113 @@
+"""Who the other seats play in a search's playouts: one member of a library, picked per seat from the
+moves that seat has made in this game.
+
+The library is the search's network (`"network"`, batched in the playouts) and any agents by name,
+given as `"network|expert|greedy"`. Each member is read as the player that plays its own move: for
+every move another seat makes (outside the setup, with more than one legal move), each member is
+asked what it would have played from that seat's view, and gets a point when it agrees. A seat is
+then modelled by the member with the most points so far in this game (a tie goes to the member
+listed first, so before any evidence, the first). Counting agreements is the likelihood of a member
+that plays its own move but for rare slips, read coarsely: every disagreement costs the same.
+
+The moves come from the game loop (`observe`, which `skyjo_env.seated.SeatedGame` calls on every
+bot that has it, after every move): a seat's view and its move are public, so nothing here peeks.
+`reset` (a new game) forgets them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from agents.base import Policy, check_plays
+from skyjo_env.engine.view import SeatView
+
+__all__ = ["NETWORK", "OpponentLibrary"]
+
+NETWORK = "network"  # the library member that is the search's own network
+
+
+class OpponentLibrary:
+    """The members (`names`, each with its bot, None for the network) and, per absolute seat, how many
+    of its moves each member predicted (`hits`) out of how many were counted (`counted`)."""
+
+    def __init__(self, names: Sequence[str], bots: Sequence[Policy | None]) -> None:
+        if not names or len(names) != len(bots):
+            raise ValueError(f"an opponent library needs one bot (or None) a name, got {list(names)}")
+        self.names = list(names)
+        self.bots = list(bots)
+        self.hits: dict[int, np.ndarray] = {}
+        self.counted: dict[int, int] = {}
+
+    @classmethod
+    def parse(cls, opponents: str | Policy) -> OpponentLibrary:
+        """`"network"`, an agent name, or several joined by `|` (`"network|expert|greedy"`); or a bot."""
+        if not isinstance(opponents, str):
+            return cls([getattr(opponents, "name", type(opponents).__name__)], [opponents])
+        names = [part.strip() for part in opponents.split("|")]
+        if not all(names) or len(set(names)) != len(names):
+            raise ValueError(
+                f"opponents must be 'network', an agent name, or several joined by '|' "
+                f"(network|expert|greedy), each once; got {opponents!r}"
+            )
+        return cls(names, [None if name == NETWORK else _make(name) for name in names])
+
+    @property
+    def infers(self) -> bool:
+        """Whether there is a choice to make (more than one member)."""
+        return len(self.names) > 1
+
+    @property
+    def network_only(self) -> bool:
+        return self.names == [NETWORK]
+
+    def reset(self, seed: int | None = None) -> None:
+        """A new game: the evidence is forgotten, and each bot is reset (seeded from `seed`)."""
+        self.hits.clear()
+        self.counted.clear()
+        for k, bot in enumerate(self.bots):
+            if bot is not None:
+                bot.reset(None if seed is None else seed + 1 + k)
+
+    def observe(self, view: SeatView, legal: Sequence[int], action: int, network_move: Callable[[], int]) -> None:
+        """Seat `view.seat` played `action` from `view`: each member that would have played it gets a point.
+        `network_move()` is the network's move there (asked only if the network is a member)."""
+        self.check(view.rules.num_players)
+        hits = self.hits.setdefault(view.seat, np.zeros(len(self.names), dtype=np.int64))
+        self.counted[view.seat] = self.counted.get(view.seat, 0) + 1
+        for k, bot in enumerate(self.bots):
+            predicted = network_move() if bot is None else bot.act(view, legal)
+            if predicted == action:
+                hits[k] += 1
+
+    def check(self, num_players: int) -> None:
+        """Refuse a member that does not play `num_players` (a model trained for other table sizes), by name."""
+        for name, bot in zip(self.names, self.bots):
+            if bot is not None:
+                check_plays(bot, num_players, f"opponents member {name!r}")
+
+    def member(self, seat: int) -> int:
+        """The index of the member that models `seat`: the most points, ties to the first listed."""
+        hits = self.hits.get(seat)
+        return 0 if hits is None else int(np.argmax(hits))
+
+    def models(self, num_players: int, me: int) -> dict[int, Policy | None]:
+        """Each other seat's model: its member's bot (None: the network)."""
+        self.check(num_players)
+        return {seat: self.bots[self.member(seat)] for seat in range(num_players) if seat != me}
+
+    def summary(self, num_players: int, me: int) -> dict[int, str]:
+        """Each other seat's member, by name (for a search's report)."""
+        return {seat: self.names[self.member(seat)] for seat in range(num_players) if seat != me}
+
+
+def _make(name: str) -> Policy:
+    from agents.registry import make
+
+    try:
+        return make(name)
+    except (KeyError, ValueError) as error:
+        raise ValueError(
+            f"opponents must be 'network', an agent name, or several joined by '|', got {name!r}: {error}"
+        ) from None
