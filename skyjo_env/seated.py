@@ -160,3 +160,17 @@ class SeatedGame:
         paid = float(self.owed[seat])
         self.owed[seat] = 0.0
         return paid
+
+
+def tell_history(bot: Any, rules: Rules, seed: int, actions: Sequence[int]) -> None:
+    """Tell `bot`, if it observes, of every move of the game that `rules` and `seed` deal and `actions`
+    play: what `SeatedGame` would have told it move by move. For a bot reset in the middle of a game
+    (the browser resets its bots before each of their moves, so that a game rebuilt from its moves plays
+    on alike)."""
+    if not hasattr(bot, "observe"):
+        return
+    state = new_game(rules, seed=seed)
+    for action in actions:
+        view, legal = seat_view(state, state.current_player), legal_actions(state)
+        apply_action(state, action)
+        bot.observe(view, legal, action)

@@ -20,7 +20,7 @@ from skyjo_env.engine.record import (
     GameRecord,
 )
 from skyjo_env.engine.view import seat_view
-from skyjo_env.seated import SeatedGame
+from skyjo_env.seated import SeatedGame, tell_history
 from skyjo_env.web.errors import BadRequest, NotNow
 from skyjo_env.web.history import StoredGame
 from skyjo_env.web.roster import Roster, policy_probabilities
@@ -55,6 +55,7 @@ class Game:
         events = []
         while (bot := game.waiting_bot()) is not None:
             bot.reset(move_seed(table.seed, len(table.actions)))  # so a game rebuilt from its moves plays on alike
+            tell_history(bot, table.rules, table.seed, table.actions)  # a bot that observes: the moves so far
             events.append(table.apply(int(game.ask())))
         return events
 

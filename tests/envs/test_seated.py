@@ -9,7 +9,7 @@ from agents import make
 from skyjo_env.engine import IllegalActionError, Rules, legal_actions
 from skyjo_env.engine.view import seat_view
 from skyjo_env.rewards import step_rewards
-from skyjo_env.seated import SeatedGame
+from skyjo_env.seated import SeatedGame, tell_history
 
 
 class Recorder:
@@ -162,3 +162,19 @@ def test_one_bot_at_two_seats_is_told_of_each_move_once():
     for _ in range(10):
         game.apply(game.ask())
     assert len(observer.told) == 10
+
+
+def test_tell_history_tells_a_bot_what_the_seated_game_told_it():
+    observer, late = Observer(), Observer()
+    rules = Rules(num_players=3)
+    game = SeatedGame(rules, [observer, make("greedy"), make("expert")])
+    state = game.deal(9, [1, 2, 3])
+    actions = []
+    for _ in range(50):
+        action = game.ask()
+        actions.append(action)
+        game.apply(action)
+    assert not state.is_finished
+    tell_history(late, rules, 9, actions)
+    assert late.told == observer.told and len(late.told) == 50
+    tell_history(Recorder(), rules, 9, actions)  # a bot that does not observe: nothing to do

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents.ppo_bot import SHIPPED_MODEL_2P
-from skyjo_env.engine import REVEAL_FIRST, Rules, legal_actions, new_game
+from skyjo_env.engine import REVEAL_FIRST, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.web.errors import AgentLoadError, BadRequest, GameNotFound
 from skyjo_env.web.game import Game, new_game_from_json
@@ -240,3 +240,39 @@ def test_a_truncated_game_is_told_and_has_no_winner():
     frame = event["frame"]
     assert frame["finished"] and frame["truncated"] and not frame["game_over"] and frame["winners"] == []
     assert frame["to_play"] is None and frame["legal"] == []
+
+
+class _Observer:
+    """A bot that plays the first legal move and notes, at each move, what it had been told of the game."""
+
+    name = "observer"
+
+    def __init__(self) -> None:
+        self.told: list[int] = []
+        self.known_when_asked: list[list[int]] = []
+
+    def reset(self, seed=None) -> None:
+        self.told = []  # like any bot, it forgets the game when reset
+
+    def act(self, view, legal):
+        self.known_when_asked.append(list(self.told))
+        return legal[0]
+
+    def observe(self, view, legal, action) -> None:
+        self.told.append(action)
+
+
+def test_a_bot_that_observes_is_told_every_move_before_each_of_its_own():
+    observer = _Observer()
+    rules = Rules(num_players=2)
+    table = Table(rules, 5, 0, ["you", "observer"])
+    game = Game(table, {1: "observer"}, {1: observer})
+    while len(table.actions) < 60 and not table.finished:
+        game.play(legal_actions(table.state)[-1])
+    replay, its_steps = new_game(rules, seed=5), []
+    for step, action in enumerate(table.actions):
+        if replay.current_player == 1:
+            its_steps.append(step)
+        apply_action(replay, action)
+    assert len(its_steps) > 20
+    assert observer.known_when_asked == [table.actions[:step] for step in its_steps]
