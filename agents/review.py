@@ -109,9 +109,17 @@ class Reviewer:
 
     def __init__(self, budget: Budget = Budget(), model: str | Path | PolicyNetwork | None = None) -> None:
         self.budget = budget
-        # one batch of all the worlds (every candidate played in each), scored where it stands at `ms`
+        # one batch of all the worlds (every candidate played in each), scored where it stands at `ms`; the
+        # network at every seat (a position is reviewed alone, without the moves that led to it)
         self.bot = SearchBot(
-            model, worlds=budget.worlds, batch=budget.worlds, top=budget.top, ms=budget.ms, leaf="round", cut="score"
+            model,
+            worlds=budget.worlds,
+            batch=budget.worlds,
+            top=budget.top,
+            ms=budget.ms,
+            leaf="round",
+            cut="score",
+            opponents="network",
         )
 
     def review(self, record: GameRecord, seat: int, steps: Iterable[int]) -> list[MoveReview]:

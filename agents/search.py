@@ -24,13 +24,14 @@ seat's value after the move, and keeps the network's own move unless another is 
   the round's points: its result where the game ended in the playout, else the chance from the
   totals after the round (`agents.win_chance`: futures of whole rounds drawn from the shipped `ppo`'s
   own round scores), the same futures for every candidate. `margin` is then a chance, not points.
-- **`opponents`**: the policy the other seats play in the playouts: `"network"` (the default, the
-  network at every seat, batched) or an agent name (`"expert"`), which then plays every other seat
-  from its own view of the world while the network plays the searching seat; an opponent model for
-  an opponent you know. Its moves are made one world at a time, so a budget buys fewer worlds (at
-  2 players against `expert`, about half). Several joined by `|` (`"network|expert|greedy"`) are a
-  library: each other seat plays the member that has predicted most of its moves in this game so far
-  (`agents.opponent_model`; the moves come from the game loop through `observe`).
+- **`opponents`**: the policy the other seats play in the playouts. `"network"`: the network at every
+  seat, batched. An agent name (`"expert"`): that bot plays every other seat from its own view of the
+  world while the network plays the searching seat; an opponent model for an opponent you know. Its
+  moves are made one world at a time, so a budget buys fewer worlds (at 2 players against `expert`,
+  about half). Several joined by `|`, a library (the default, `"network|expert|greedy"`): each other
+  seat plays the member that has predicted most of its moves in this game so far
+  (`agents.opponent_model`; the moves come from the game loop through `observe`, and before any, the
+  network).
 - **An anytime search.** The worlds are played in batches (`batch` worlds, then twice as many each
   time), each batch to its end, until `worlds` are played or the next batch would not end within
   `ms` at the last one's pace. Only whole batches are scored: a batch the deadline interrupts is
@@ -83,6 +84,7 @@ LEAVES = ("win", "margin", "round")
 DRAWS = ("pile", "seat")  # in a playout, the seats draw the pile in its order, or each from a run of its own
 CUTS = ("drop", "score")  # a batch the deadline interrupts: dropped, or scored where it stands
 OBJECTIVES = ("margin", "win")  # a round playout scored by the round's points, or by the chance of winning the game
+DEFAULT_OPPONENTS = "network|expert|greedy"  # the opponent models the other seats are matched to
 FUTURES = 128  # objective="win": the futures of whole rounds a decision's chances of winning are read from
 _SETUP = int(Phase.SETUP_REVEAL)
 _GAME_OVER = int(Phase.GAME_OVER)
@@ -147,7 +149,7 @@ class SearchBot:
         batch: int = 8,
         cut: str = "drop",
         objective: str = "margin",
-        opponents: str | Policy = "network",
+        opponents: str | Policy = DEFAULT_OPPONENTS,
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")

@@ -64,7 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     # one batch of all the worlds: every candidate played in each (none dropped on the way)
     search = SearchBot(
-        worlds=args.worlds, batch=args.worlds, top=args.top, ms=1e9, z=0.0, seed=args.seed, draws=args.draws
+        worlds=args.worlds,
+        batch=args.worlds,
+        top=args.top,
+        ms=1e9,
+        z=0.0,
+        seed=args.seed,
+        draws=args.draws,
+        opponents="network",  # the network's own playouts at every seat: what the positions are measured by
     )
     beaten, gains, candidates, spreads = 0, [], 0, []
     start = time.perf_counter()

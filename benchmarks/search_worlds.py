@@ -22,8 +22,8 @@ import time
 import numpy as np
 
 from agents import make
-from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
-from skyjo_env.engine.view import seat_view
+from skyjo_env.engine import Rules
+from skyjo_env.seated import SeatedGame
 
 
 def play(job: tuple[str, str, int, int, int, int, int]) -> tuple[list[int], list[float]]:
@@ -36,22 +36,23 @@ def play(job: tuple[str, str, int, int, int, int, int]) -> tuple[list[int], list
     agent, others = make(agent_name), make(opponent)
     worlds: list[int] = []
     seconds: list[float] = []
+    # the game loop that tells an agent that observes (an opponent library) of every move
+    game = SeatedGame(Rules(num_players=players), [agent] + [others] * (players - 1))
     for seed in range(first_seed, first_seed + games):
         agent.reset(seed)
         others.reset(seed)
-        state = new_game(Rules(num_players=players), seed=seed)
+        state = game.deal(seed)
         while not state.is_finished and len(state.round_history) < rounds:
-            seat, legal = state.current_player, legal_actions(state)
-            if seat == 0:
+            if state.current_player == 0:
                 began = time.perf_counter()
-                action = agent.act(seat_view(state, seat), legal)
+                action = game.ask()
                 seconds.append(time.perf_counter() - began)
                 last = getattr(agent, "last", None)
                 if last is not None and "worlds" in last.extra:
                     worlds.append(last.extra["worlds"])
             else:
-                action = others.act(seat_view(state, seat), legal)
-            apply_action(state, action)
+                action = game.ask()
+            game.apply(action)
     return worlds, seconds
 
 

@@ -73,6 +73,7 @@ def test_options_parse_and_bad_ones_are_refused():
 
 def test_opponents_names_a_bot_or_the_network_or_a_library_and_a_bad_name_is_refused():
     assert SearchBot(opponents="network").opponents.network_only
+    assert SearchBot().opponents.names == ["network", "expert", "greedy"]  # the default: a library
     only_expert = agents.make("ppo+search:opponents=expert").opponents
     assert only_expert.names == ["expert"] and only_expert.bots[0].name == "expert" and not only_expert.infers
     library = agents.make("ppo+search:opponents=network|expert|greedy").opponents
