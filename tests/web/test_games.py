@@ -276,3 +276,15 @@ def test_a_bot_that_observes_is_told_every_move_before_each_of_its_own():
         apply_action(replay, action)
     assert len(its_steps) > 20
     assert observer.known_when_asked == [table.actions[:step] for step in its_steps]
+
+
+def test_the_default_search_in_the_browser_models_its_opponents_from_the_games_moves():
+    roster = Roster(["ppo+search"])
+    game = new_game_from_json({"opponents": ["ppo+search", "ppo+search"], "seed": 4}, roster)
+    table = game.table
+    while len(table.actions) < 60:
+        game.play(legal_actions(table.state)[-1])  # the bots answer until the human's turn
+    one, two = (game.bots[seat].opponents for seat in (1, 2))
+    # each search bot plays its moves with the network: the other one models it so
+    assert one.summary(3, 1)[2] == "network" and two.summary(3, 2)[1] == "network"
+    assert one.counted[0] > 5 and one.counted[2] > 5
