@@ -6,6 +6,8 @@ pile: `SeatView` is built by copying what the seat may know.
 A bot may also have `observe(view, legal_actions, action)`: the game loop (`skyjo_env.seated.SeatedGame`)
 then tells it of every move made at the table, the mover's view before it and its legal moves
 (public information), so that it can learn how the others play (`ppo+search:opponents=network|expert`).
+Such a bot may also have `reseed(seed)`: a new random generator without forgetting those moves (the
+browser reseeds its bots before each of their moves, then tells them the moves since their last).
 """
 
 from __future__ import annotations

@@ -64,8 +64,16 @@ class OpponentLibrary:
 
     def reset(self, seed: int | None = None) -> None:
         """A new game: the evidence is forgotten, and each bot is reset (seeded from `seed`)."""
+        self.forget()
+        self.reseed(seed)
+
+    def forget(self) -> None:
+        """Forget the moves seen so far."""
         self.hits.clear()
         self.counted.clear()
+
+    def reseed(self, seed: int | None = None) -> None:
+        """Reset each bot, seeded from `seed` (the bots are asked one move at a time: nothing else is lost)."""
         for k, bot in enumerate(self.bots):
             if bot is not None:
                 bot.reset(None if seed is None else seed + 1 + k)

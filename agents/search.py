@@ -192,9 +192,15 @@ class SearchBot:
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        self._rng = np.random.default_rng(seed)
         self._me = None
-        self.opponents.reset(seed)
+        self.opponents.forget()
+        self.reseed(seed)
+
+    def reseed(self, seed: int | None = None) -> None:
+        """A new random generator, as `reset` makes, without forgetting what this game's moves told of the
+        opponents (the browser reseeds its bots before each of their moves and tells them the moves since)."""
+        self._rng = np.random.default_rng(seed)
+        self.opponents.reseed(seed)
 
     def observe(self, view: SeatView, legal_actions_: Sequence[int], action: int) -> None:
         """Another seat played `action` from `view` (its own view, public information; `SeatedGame` tells

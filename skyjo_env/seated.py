@@ -162,15 +162,18 @@ class SeatedGame:
         return paid
 
 
-def tell_history(bot: Any, rules: Rules, seed: int, actions: Sequence[int]) -> None:
-    """Tell `bot`, if it observes, of every move of the game that `rules` and `seed` deal and `actions`
-    play: what `SeatedGame` would have told it move by move. For a bot reset in the middle of a game
-    (the browser resets its bots before each of their moves, so that a game rebuilt from its moves plays
-    on alike)."""
+def tell_history(bot: Any, rules: Rules, seed: int, actions: Sequence[int], start: int = 0) -> None:
+    """Tell `bot`, if it observes, of the moves from `start` on of the game that `rules` and `seed` deal
+    and `actions` play: what `SeatedGame` would have told it move by move. For a bot reset in the middle
+    of a game (`start=0`), or one told the moves before `start` already (the browser, see
+    `skyjo_env.web.game.Game.play_bots`)."""
     if not hasattr(bot, "observe"):
         return
     state = new_game(rules, seed=seed)
-    for action in actions:
+    for step, action in enumerate(actions):
+        if step < start:
+            apply_action(state, action)
+            continue
         view, legal = seat_view(state, state.current_player), legal_actions(state)
         apply_action(state, action)
         bot.observe(view, legal, action)

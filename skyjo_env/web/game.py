@@ -39,6 +39,7 @@ class Game:
         self.lock = threading.Lock()
         self.saved = 0  # how many of the table's actions the store's database holds
         self.reviews: dict[int, dict[str, Any]] = {}  # the rounds reviewed, by round
+        self.told: dict[int, int] = {}  # per seat of a bot that observes: how many of the moves it was told
 
     @property
     def you(self) -> int:
@@ -54,10 +55,26 @@ class Game:
         game = SeatedGame(table.rules, seats, state=table.state)  # the table applies the moves, to tell them
         events = []
         while (bot := game.waiting_bot()) is not None:
-            bot.reset(move_seed(table.seed, len(table.actions)))  # so a game rebuilt from its moves plays on alike
-            tell_history(bot, table.rules, table.seed, table.actions)  # a bot that observes: the moves so far
+            self._prepare(bot, table.state.current_player)
             events.append(table.apply(int(game.ask())))
         return events
+
+    def _prepare(self, bot: Policy, seat: int) -> None:
+        """Before a bot's move: seed it from the game and the move only, so that a game rebuilt from its
+        moves plays on alike, and tell a bot that observes the moves it has not been told. A bot that can
+        be reseeded without forgetting (`reseed`) is told only the moves since its last; any other is
+        reset and told them all (`tell_history`)."""
+        table = self.table
+        seed = move_seed(table.seed, len(table.actions))
+        reseed = getattr(bot, "reseed", None)
+        if hasattr(bot, "observe") and reseed is not None and seat in self.told:
+            reseed(seed)
+            tell_history(bot, table.rules, table.seed, table.actions, start=self.told[seat])
+        else:
+            bot.reset(seed)
+            tell_history(bot, table.rules, table.seed, table.actions)
+        if hasattr(bot, "observe"):
+            self.told[seat] = len(table.actions)
 
     def play(self, action: Any, step: Any = None) -> list[dict[str, Any]]:
         """The human's action, then the bots' replies: every event, in order. The game is unchanged on an error."""

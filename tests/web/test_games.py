@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from agents.ppo_bot import SHIPPED_MODEL_2P
+from agents.search import SearchBot
 from skyjo_env.engine import REVEAL_FIRST, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
+from skyjo_env.seated import tell_history
 from skyjo_env.web.errors import AgentLoadError, BadRequest, GameNotFound
 from skyjo_env.web.game import Game, new_game_from_json
 from skyjo_env.web.replay import Replay
@@ -262,8 +264,24 @@ class _Observer:
         self.told.append(action)
 
 
-def test_a_bot_that_observes_is_told_every_move_before_each_of_its_own():
-    observer = _Observer()
+class _ReseedingObserver(_Observer):
+    """An observer that can be reseeded without forgetting: the browser tells it only the new moves."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.resets = 0
+
+    def reset(self, seed=None) -> None:
+        self.resets += 1
+        super().reset(seed)
+
+    def reseed(self, seed=None) -> None:
+        pass
+
+
+@pytest.mark.parametrize("kind", [_Observer, _ReseedingObserver])
+def test_a_bot_that_observes_is_told_every_move_before_each_of_its_own(kind):
+    observer = kind()
     rules = Rules(num_players=2)
     table = Table(rules, 5, 0, ["you", "observer"])
     game = Game(table, {1: "observer"}, {1: observer})
@@ -276,6 +294,8 @@ def test_a_bot_that_observes_is_told_every_move_before_each_of_its_own():
         apply_action(replay, action)
     assert len(its_steps) > 20
     assert observer.known_when_asked == [table.actions[:step] for step in its_steps]
+    if kind is _ReseedingObserver:  # reset once, before its first move; then reseeded and told the new moves
+        assert observer.resets == 1
 
 
 def test_the_default_search_in_the_browser_models_its_opponents_from_the_games_moves():
@@ -288,3 +308,9 @@ def test_the_default_search_in_the_browser_models_its_opponents_from_the_games_m
     # each search bot plays its moves with the network: the other one models it so
     assert one.summary(3, 1)[2] == "network" and two.summary(3, 2)[1] == "network"
     assert one.counted[0] > 5 and one.counted[2] > 5
+    # told the new moves before each of its moves, it knows what a bot told the whole game at once knows
+    for seat in (1, 2):
+        fresh = SearchBot()
+        tell_history(fresh, table.rules, table.seed, table.actions[: game.told[seat]])
+        for other in {0, 1, 2} - {seat}:
+            assert list(fresh.opponents.hits[other]) == list(game.bots[seat].opponents.hits[other])
