@@ -11,7 +11,7 @@ that plays its own move but for rare slips, read coarsely: every disagreement co
 
 The moves come from the game loop (`observe`, which `skyjo_env.seated.SeatedGame` calls on every
 bot that has it, after every move): a seat's view and its move are public, so nothing here peeks.
-`reset` (a new game) forgets them.
+`forget` (a new game) forgets them.
 """
 
 from __future__ import annotations
@@ -62,18 +62,13 @@ class OpponentLibrary:
     def network_only(self) -> bool:
         return self.names == [NETWORK]
 
-    def reset(self, seed: int | None = None) -> None:
-        """A new game: the evidence is forgotten, and each bot is reset (seeded from `seed`)."""
-        self.forget()
-        self.reseed(seed)
-
     def forget(self) -> None:
-        """Forget the moves seen so far."""
+        """Forget the moves seen so far (a new game)."""
         self.hits.clear()
         self.counted.clear()
 
     def reseed(self, seed: int | None = None) -> None:
-        """Reset each bot, seeded from `seed` (the bots are asked one move at a time: nothing else is lost)."""
+        """Reset each member bot, seeded from `seed`; the evidence is kept."""
         for k, bot in enumerate(self.bots):
             if bot is not None:
                 bot.reset(None if seed is None else seed + 1 + k)
