@@ -43,15 +43,14 @@ def play(job: tuple[str, str, int, int, int, int, int]) -> tuple[list[int], list
         others.reset(seed)
         state = game.deal(seed)
         while not state.is_finished and len(state.round_history) < rounds:
-            if state.current_player == 0:
-                began = time.perf_counter()
-                action = game.ask()
+            searcher = state.current_player == 0
+            began = time.perf_counter()
+            action = game.ask()
+            if searcher:
                 seconds.append(time.perf_counter() - began)
                 last = getattr(agent, "last", None)
                 if last is not None and "worlds" in last.extra:
                     worlds.append(last.extra["worlds"])
-            else:
-                action = game.ask()
             game.apply(action)
     return worlds, seconds
 
