@@ -5,7 +5,11 @@ the search of `agents.search` runs from that seat's view at that moment, never f
 face-down cards or draw pile: the network's `top` moves and the move played are each played
 out in the same `worlds` sampled worlds (the same cards in the same order for every
 candidate), the network at every seat, to the end of the round, and scored by the round's
-points relative to the others, the ender's doubling included (`round_margin`). A move's
+points relative to the others, the ender's doubling included (`round_margin`). With
+`Budget.opponents` a library of opponent models (`"network|expert|greedy"`, as `ppo+search`'s
+`opponents=`), the record's moves before each decision are told to the search (each other seat's,
+from that seat's view then: public information), so that each other seat is played in the
+playouts by the member that predicted most of its moves so far. A move's
 **expected cost** is the best candidate's mean less the played move's, in round points, with
 the standard error of that paired difference; the best move's cost is 0.
 
@@ -28,6 +32,7 @@ import numpy as np
 
 from agents.base import one_blas_thread
 from agents.model_file import PolicyNetwork
+from agents.opponent_model import NETWORK
 from agents.search import SearchBot
 from skyjo_env.engine import action_to_string, apply_action, legal_actions, new_game
 from skyjo_env.engine.codes import Phase
@@ -44,12 +49,16 @@ GRADES = ("fine", "inaccuracy", "mistake")
 class Budget:
     """How hard each decision is searched: `worlds` sampled worlds for the network's `top` moves
     and the move played; `ms` caps one decision's time (a playout still running is then scored
-    where it stands, and the review is no longer exactly reproducible)."""
+    where it stands, and the review is no longer exactly reproducible). `opponents`: who the other
+    seats play in the playouts (`ppo+search`'s `opponents=`): the network at every seat, or a library
+    matched to each seat by the record's moves. A bot member plays one world at a time, so a library
+    that models a seat by `expert` reviews several times slower than the network."""
 
     worlds: int = 32
     top: int = 3
     ms: float = 5000.0
     seed: int = 0
+    opponents: str = NETWORK
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,7 @@ class MoveReview:
     error: float  # the standard error of `cost`
     candidates: tuple[int, ...]
     values: tuple[float, ...]  # each candidate's mean round margin
+    opponents: tuple[tuple[int, str], ...] = ()  # with a library: (seat, the member that played it)
 
     @property
     def grade(self) -> str:
@@ -77,6 +87,7 @@ class MoveReview:
             best_text=action_to_string(self.best),
             candidates=list(self.candidates),
             values=list(self.values),
+            opponents={str(seat): name for seat, name in self.opponents},
         )
         return out
 
@@ -109,8 +120,7 @@ class Reviewer:
 
     def __init__(self, budget: Budget = Budget(), model: str | Path | PolicyNetwork | None = None) -> None:
         self.budget = budget
-        # one batch of all the worlds (every candidate played in each), scored where it stands at `ms`; the
-        # network at every seat (a position is reviewed alone, without the moves that led to it)
+        # one batch of all the worlds (every candidate played in each), scored where it stands at `ms`
         self.bot = SearchBot(
             model,
             worlds=budget.worlds,
@@ -119,27 +129,47 @@ class Reviewer:
             ms=budget.ms,
             leaf="round",
             cut="score",
-            opponents="network",
+            opponents=budget.opponents,
         )
 
     def review(self, record: GameRecord, seat: int, steps: Iterable[int]) -> list[MoveReview]:
-        """The reviews of `seat`'s decisions at `steps` (increasing), replaying the record once."""
+        """The reviews of `seat`'s decisions at `steps` (increasing), replaying the record once (and,
+        with a library of opponent models, telling the search every other seat's move on the way)."""
         wanted = sorted(steps)
         state = new_game(record.rules, seed=record.seed)
         reviews: list[MoveReview] = []
+        self.bot.reset()  # a new game: nothing known of the other seats
         at = 0
         for step in wanted:
             while at < step:
+                self._tell(state, seat, record.actions[at], at)
                 apply_action(state, record.actions[at])
                 at += 1
             if state.current_player != seat:
                 raise ValueError(f"step {step} is seat {state.current_player}'s move, not seat {seat}'s")
-            reviews.append(self.review_position(state, seat, record.actions[step], step))
+            reviews.append(self._review(state, seat, record.actions[step], step))
         return reviews
 
     def review_position(self, state: GameState, seat: int, played: int, step: int = 0) -> MoveReview:
-        """The review of `played` by `seat` (to move) in `state`, searched from that seat's view only."""
-        self.bot.reset((self.budget.seed * 1_000_003 + step) % 2**63)
+        """The review of `played` by `seat` (to move) in `state`, searched from that seat's view only,
+        alone: no moves are told before it, so a library models every other seat by its first member."""
+        self.bot.reset()
+        return self._review(state, seat, played, step)
+
+    def _tell(self, state: GameState, seat: int, action: int, step: int) -> None:
+        """Tell the search another seat's move (only a library has a use for it). Reseeded from the
+        move's number first, so that what a member with a random generator predicts is the same
+        however the review is split."""
+        mover = state.current_player
+        if self.bot.opponents.infers and mover != seat:
+            self.bot.reseed(self._seed(step))
+            self.bot.observe(seat_view(state, mover), legal_actions(state), action)
+
+    def _seed(self, step: int) -> int:
+        return (self.budget.seed * 1_000_003 + step) % 2**63
+
+    def _review(self, state: GameState, seat: int, played: int, step: int) -> MoveReview:
+        self.bot.reseed(self._seed(step))
         result = self.bot.evaluate(seat_view(state, seat), legal_actions(state), include=[played])
         values = np.asarray(result.values)
         best_index = int(np.argmax(values))
@@ -159,6 +189,7 @@ class Reviewer:
             error=error,
             candidates=tuple(result.candidates),
             values=tuple(float(v) for v in values),
+            opponents=tuple(sorted(result.extra.get("opponents", {}).items())),
         )
 
 

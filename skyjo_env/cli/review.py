@@ -30,6 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--top", type=int, default=3, help="the network's most likely moves searched besides the one played (default 3)"
     )
     parser.add_argument("--seed", type=int, default=0, help="the review's seed (default 0)")
+    parser.add_argument(
+        "--opponents",
+        default="network",
+        help="who the other seats play in the playouts: 'network' (the default), or a library matched to each "
+        "seat by the record's moves, as ppo+search's opponents= ('network|expert|greedy'; slower: a bot member "
+        "plays one world at a time)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write every decision's review as JSON")
     parser.add_argument(
@@ -41,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run_from_args(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from agents.opponent_model import OpponentLibrary
     from agents.review import INACCURACY, MISTAKE, Budget, decisions, review_record
     from skyjo_env.engine.record import RecordError, load_record
 
@@ -54,7 +62,11 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise CommandError(f"--seat must be 0..{n - 1} (the record has {n} players), got {seat}")
     if args.worlds < 2 or args.top < 1 or args.workers < 1:
         raise CommandError("--worlds must be >= 2, --top >= 1 and --workers >= 1")
-    budget = Budget(worlds=args.worlds, top=args.top, seed=args.seed)
+    budget = Budget(worlds=args.worlds, top=args.top, seed=args.seed, opponents=args.opponents)
+    try:
+        OpponentLibrary.parse(args.opponents).check(n)
+    except ValueError as e:
+        raise CommandError(f"--opponents: {e}") from None
     steps = decisions(record, seat)
     name = record.players[seat]
     with tqdm(total=len(steps), unit="move", desc="review", disable=args.no_progress, file=sys.stderr) as bar:
@@ -62,7 +74,12 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     print(
         f"Review of seat {seat} ({name}), {n} players, seed {record.seed}: {len(reviews)} decisions, "
-        f"{args.worlds} worlds for the network's {args.top} most likely moves and the move played."
+        f"{args.worlds} worlds for the network's {args.top} most likely moves and the move played, "
+        + (
+            "the network at every seat."
+            if args.opponents == "network"
+            else f"the other seats modelled by {args.opponents} from the moves before each decision."
+        )
     )
     print(
         f"Expected round points lost: inaccuracy >= {INACCURACY:g}, mistake >= {MISTAKE:g}, fine below or within "
@@ -75,7 +92,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         report = {
             "record": str(args.record),
             "seat": seat,
-            "budget": {"worlds": args.worlds, "top": args.top, "seed": args.seed},
+            "budget": {"worlds": args.worlds, "top": args.top, "seed": args.seed, "opponents": args.opponents},
             "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE},
             "moves": [r.as_dict() for r in reviews],
         }

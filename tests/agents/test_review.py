@@ -136,3 +136,71 @@ def test_skyjo_play_writes_a_record_that_skyjo_review_reads(tmp_path, monkeypatc
     capsys.readouterr()
     assert main(["review", str(path), "--worlds", "4", "--top", "2", "--workers", "1", "--no-progress"]) == 0
     assert "Review of seat 0 (you)" in capsys.readouterr().out
+
+
+LIBRARY = Budget(worlds=8, top=2, seed=0, opponents="network|expert|greedy")
+
+
+def test_a_library_review_models_each_other_seat_by_the_moves_before_the_decision():
+    record = bots_record(2, seed=5, moves=80)  # expert at seat 0, ppo at seat 1
+    steps = decisions(record, 1)
+    reviews = Reviewer(LIBRARY).review(record, 1, [steps[0], steps[-1]])
+    # before seat 0's first counted move the library's first member models it; by the end, expert
+    assert reviews[0].opponents == ((0, "network"),)
+    assert reviews[1].opponents == ((0, "expert"),)
+    assert reviews[1].as_dict()["opponents"] == {"0": "expert"}
+    # the same decision reviewed alone is told nothing: the first member
+    alone = Reviewer(LIBRARY).review_position(record.replay(steps[-1]), 1, record.actions[steps[-1]], steps[-1])
+    assert alone.opponents == ((0, "network"),)
+    # the network at every seat reports no models
+    assert Reviewer(QUICK).review(record, 1, [steps[-1]])[0].opponents == ()
+
+
+def test_a_library_review_is_the_same_on_one_process_or_two():
+    # `random` predicts from its generator: each move is told with its own seed, whatever the split
+    budget = Budget(worlds=4, top=2, seed=0, opponents="network|random|expert")
+    record = bots_record(2, seed=6, moves=60)
+    alone = review_record(record, 1, budget, workers=1)
+    assert alone == review_record(record, 1, budget, workers=2)
+    assert alone[-1].opponents == ((0, "expert"),)
+
+
+def test_what_a_library_review_is_told_is_a_function_of_the_record():
+    # `random` predicts from its generator: each move is told with its own seed, so its points are the same
+    budget = Budget(worlds=4, top=2, seed=0, opponents="network|random")
+    record = bots_record(2, seed=6, moves=60)
+    step = decisions(record, 1)[-1]
+    hits = []
+    for _ in range(2):
+        reviewer = Reviewer(budget)
+        reviewer.review(record, 1, [step])
+        hits.append(reviewer.bot.opponents.hits[0].copy())
+    assert hits[0][1] > 0 and np.array_equal(hits[0], hits[1])
+    assert 1 not in reviewer.bot.opponents.hits  # the reviewed seat's own moves are not told
+
+
+@pytest.mark.parametrize(
+    "opponents, message",
+    [
+        ("network||expert", "--opponents: opponents must be 'network'"),
+        ("network|nobody", "--opponents: opponents must be 'network'"),
+        ("network|ppo_2p", "--opponents: opponents member 'ppo_2p' was trained for 2 players; this game has 3"),
+    ],
+)
+def test_skyjo_review_refuses_bad_opponents_in_one_line(tmp_path, capsys, opponents, message):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(bots_record(3, seed=1, moves=40).to_json()))
+    assert main(["review", str(path), "--opponents", opponents, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_skyjo_review_with_a_library_says_so_and_writes_the_models(tmp_path, capsys):
+    path, out = tmp_path / "game.json", tmp_path / "review.json"
+    path.write_text(json.dumps(bots_record(2, seed=4, moves=70).to_json()))
+    args = ["review", str(path), "--seat", "1", "--worlds", "4", "--top", "2", "--workers", "1", "--no-progress"]
+    assert main([*args, "--opponents", "network|expert", "--json", str(out)]) == 0
+    assert "the other seats modelled by network|expert from the moves before each decision" in capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert report["budget"]["opponents"] == "network|expert"
+    assert report["moves"][-1]["opponents"] == {"0": "expert"}
