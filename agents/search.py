@@ -40,6 +40,9 @@ seat's value after the move, and keeps the network's own move unless another is 
   candidate worse than the network's move by `z` standard errors is played no more. With
   `cut="score"` (what `skyjo review` uses, in one batch) the interrupted batch is scored where it
   stands instead: the table's points, each face-down card at the mean unseen card.
+- **`confident`** (off by default): a decision where the network gives its move at least this
+  probability (over the legal moves) is played without a search, so the time goes to the decisions
+  the network is unsure of; with a larger `ms`, the mean time per move stays low.
 - **`leaf="win"` or `"margin"`, `depth=0`: exact one-ply expectation.** A move turns up at most
   one unseen card (the draw pile's top, or the face-down card turned or exchanged), whose value
   follows the unseen counts exactly; the search scores every value the card can have, weighted
@@ -131,6 +134,7 @@ class SearchBot:
         "cut": str,
         "objective": str,
         "opponents": str,
+        "confident": float,
     }
 
     def __init__(
@@ -150,6 +154,7 @@ class SearchBot:
         cut: str = "drop",
         objective: str = "margin",
         opponents: str | Policy = DEFAULT_OPPONENTS,
+        confident: float | None = None,
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
@@ -161,6 +166,8 @@ class SearchBot:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
         if objective == "win" and leaf != "round":
             raise ValueError(f"objective='win' scores round playouts (leaf='round'); leaf={leaf!r} has its own scores")
+        if confident is not None and not 0.0 < confident <= 1.0:
+            raise ValueError(f"confident must be a probability in (0, 1], got {confident}")
         if depth < 0 or worlds < 1 or batch < 1 or ms <= 0 or margin < 0 or z < 0 or (top is not None and top < 1):
             raise ValueError(
                 f"bad search budget: depth {depth} (>= 0), worlds {worlds} (>= 1), batch {batch} (>= 1), "
@@ -182,6 +189,7 @@ class SearchBot:
             z,
         )
         self.draws, self.batch, self.cut, self.objective = draws, batch, cut, objective
+        self.confident = confident
         self._round_scores = _shipped_round_scores() if objective == "win" else None
         self.opponents = OpponentLibrary.parse(opponents)
         self._me: int | None = None  # the seat this bot plays in the current game (known at its first move)
@@ -218,7 +226,7 @@ class SearchBot:
         self.last = None
         self._me = view.seat
         legal = list(legal_actions_)
-        if len(legal) == 1 or view.phase == _SETUP:
+        if len(legal) == 1 or view.phase == _SETUP or self._sure(view, legal):
             network_move, _ = self._network_order(view, legal)
             self._rng.integers(2**63)  # one draw a move, searched or not
             return network_move
@@ -251,11 +259,23 @@ class SearchBot:
 
     def _network_order(self, view: SeatView, legal: list[int]) -> tuple[int, list[int]]:
         """The network's move and the legal moves from the most likely down."""
-        n = view.rules.num_players
-        check_plays(self, n, self.name)
-        logits = self.network.logits(encode(view, self._coder(n))[None, :])[0]
+        logits = self._logits(view)
         order = sorted(legal, key=lambda a: -logits[a])
         return order[0], order
+
+    def _logits(self, view: SeatView) -> np.ndarray:
+        n = view.rules.num_players
+        check_plays(self, n, self.name)
+        return self.network.logits(encode(view, self._coder(n))[None, :])[0]
+
+    def _sure(self, view: SeatView, legal: list[int]) -> bool:
+        """With `confident`: whether the network gives its move at least that probability (over the
+        legal moves), so that the move is played without a search."""
+        if self.confident is None:
+            return False
+        logits = self._logits(view)[legal]
+        weights = np.exp(logits - logits.max())
+        return bool(weights.max() / weights.sum() >= self.confident)
 
     def _choose(self, candidates, values, errors, network_move) -> int:
         base = values[candidates.index(network_move)]

@@ -433,3 +433,24 @@ def test_the_card_a_seat_draws_from_its_run_follows_the_unseen_counts():
     nonzero = p > 0
     assert observed[~nonzero].sum() == 0
     assert chi_square(observed[nonzero], samples * p[nonzero]) < CHI2_14_P001
+
+
+@pytest.mark.parametrize("confident", [0.0, 1.5, -0.1])
+def test_confident_must_be_a_probability(confident):
+    with pytest.raises(ValueError, match="confident must be a probability"):
+        SearchBot(confident=confident)
+
+
+def test_a_decision_the_network_is_sure_of_is_not_searched():
+    state = _mid_round(2, 3)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    logits = SearchBot(seed=0)._logits(view)[legal]
+    weights = np.exp(logits - logits.max())
+    p = float(weights.max() / weights.sum())  # the network's probability of its move
+    assert 0.5 < p < 0.999
+    network_move = legal[int(np.argmax(logits))]
+    sure = SearchBot(worlds=8, batch=8, ms=10_000, seed=0, confident=p)
+    assert sure.act(view, legal) == network_move and sure.last is None  # played without a search
+    unsure = SearchBot(worlds=8, batch=8, ms=10_000, seed=0, confident=p + 1e-6)
+    unsure.act(view, legal)
+    assert unsure.last is not None and unsure.last.extra["worlds"] == 8
