@@ -263,6 +263,7 @@ def summarize(agent_names: list[str], records: list[GameRecord], games: int, see
                 "win_rate_ci95": [lo, hi],
                 "mean_round_score": float(np.mean(round_scores)) if round_scores else float("nan"),
                 "mean_final_total": float(np.mean([r.final_totals[i] for r in records])),
+                "ms_per_move_mean": float(np.mean(times)) if times else float("nan"),
                 "ms_per_move_median": float(np.median(times)) if times else float("nan"),
                 "ms_per_move_p95": float(np.percentile(times, 95)) if times else float("nan"),
             }
@@ -285,13 +286,13 @@ def format_report(report: dict[str, Any]) -> str:
         f"{report['mean_rounds_per_game']:.2f} rounds per game"
         + (f", {report['truncated_games']} truncated" if report["truncated_games"] else ""),
         f"{'position':<9}{'agent':<24}{'win rate':>9}  {'95% CI':<15}{'round score':>12}{'final total':>12}"
-        f"{'ms/move p50':>12}{'p95':>8}",
+        f"{'ms/move mean':>13}{'p50':>8}{'p95':>8}",
     ]
     for k, r in enumerate(report["results"]):
         lo, hi = r["win_rate_ci95"]
         lines.append(
             f"{k:<9}{r['agent'][:23]:<24}{r['win_rate']:>9.3f}  [{lo:.3f}, {hi:.3f}]  "
             f"{r['mean_round_score']:>10.2f}{r['mean_final_total']:>12.1f}"
-            f"{r['ms_per_move_median']:>12.2f}{r['ms_per_move_p95']:>8.2f}"
+            f"{r['ms_per_move_mean']:>13.2f}{r['ms_per_move_median']:>8.2f}{r['ms_per_move_p95']:>8.2f}"
         )
     return "\n".join(lines)

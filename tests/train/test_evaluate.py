@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from skyjo_env.engine import Rules
@@ -65,6 +66,7 @@ def test_evaluate_report_and_reproducibility():
             "win_rate_ci95",
             "mean_round_score",
             "mean_final_total",
+            "ms_per_move_mean",
             "ms_per_move_median",
             "ms_per_move_p95",
         }
@@ -131,10 +133,14 @@ def test_a_records_file_of_another_run_is_refused(tmp_path):
     assert path.read_text() == before
 
 
-def test_the_report_gives_each_agents_time_per_move():
-    report = evaluate(["greedy", "random"], games=3, seed=0, workers=1, progress=False)
-    for result in report["results"]:
+def test_the_report_gives_each_agents_time_per_move(tmp_path):
+    path = tmp_path / "games.jsonl"
+    report = evaluate(["greedy", "random"], games=3, seed=0, workers=1, progress=False, records=path)
+    rows = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    for i, result in enumerate(report["results"]):
         assert 0 < result["ms_per_move_median"] <= result["ms_per_move_p95"]
+        times = [t for row in rows for t in row["move_ms"][i]]
+        assert result["ms_per_move_mean"] == pytest.approx(np.mean(times))
 
 
 def _blas_threads(_: int) -> list[int]:
