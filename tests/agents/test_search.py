@@ -10,7 +10,7 @@ import pytest
 import agents
 from agents.base import parse_agent_options
 from agents.model_file import PolicyNetwork, load_policy, round_margin
-from agents.opponent_model import OpponentLibrary
+from agents.opponent_model import FIT, OpponentLibrary
 from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL
 from agents.search import SearchBot, _estimated_scores, _force, _SeatDraws, _turned_up
 from agents.win_chance import RoundScores, chance_of_winning
@@ -136,6 +136,24 @@ def test_a_library_models_each_seat_by_the_member_that_predicted_its_moves(oppon
     assert library.summary(2, 0) == {1: "network"} and not library.counted
 
 
+@pytest.mark.parametrize("opponent", ["ppo_2p", "random"])
+def test_a_seat_that_no_member_predicts_well_is_modelled_by_the_first(opponent):
+    searcher = SearchBot(worlds=2, batch=2, ms=5, seed=0, opponents="network|expert|greedy")
+    _play_a_round([searcher, agents.make(opponent, seed=0)], seed=3)
+    library = searcher.opponents
+    best = int(np.argmax(library.hits[1]))
+    assert library.counted[1] >= 10 and library.hits[1][best] < FIT * library.counted[1]
+    assert library.summary(2, 0) == {1: "network"}
+
+
+def test_a_member_models_a_seat_from_the_fit_on():
+    library = OpponentLibrary(["network", "expert"], [None, agents.make("expert")])
+    library.hits, library.counted = {1: np.array([5, 9])}, {1: 10}  # expert predicted 9 of 10: the fit
+    assert library.summary(2, 0) == {1: "expert"}
+    library.hits, library.counted = {1: np.array([5, 8])}, {1: 10}  # 8 of 10: below it
+    assert library.summary(2, 0) == {1: "network"}
+
+
 def test_at_a_table_of_three_each_seat_gets_its_own_member_and_plays_it_in_the_playouts():
     searcher = SearchBot(worlds=2, batch=2, ms=5, seed=0, opponents="network|greedy")
     _play_a_round([searcher, agents.make("greedy"), agents.make("ppo")], seed=4)
@@ -144,6 +162,7 @@ def test_at_a_table_of_three_each_seat_gets_its_own_member_and_plays_it_in_the_p
     me = state.current_player
     library = OpponentLibrary(["network", "recorder"], [None, _Recorder()])
     library.hits = {(me + 1) % 3: np.array([0, 3])}  # the next seat is the recorder's; the other, the network's
+    library.counted = {(me + 1) % 3: 3}
     bot = SearchBot(worlds=4, batch=4, top=2, z=0, ms=10_000, seed=0)
     bot.opponents = library
     result = bot.evaluate(seat_view(state, me), legal_actions(state))
@@ -437,6 +456,7 @@ def test_the_card_a_seat_draws_from_its_run_follows_the_unseen_counts():
 
 @pytest.mark.parametrize("confident", [0.0, 1.5, -0.1])
 def test_confident_must_be_a_probability(confident):
+    assert agents.make("ppo+search:confident=0.9").confident == 0.9 and SearchBot().confident is None
     with pytest.raises(ValueError, match="confident must be a probability"):
         SearchBot(confident=confident)
 
