@@ -9,9 +9,10 @@ points relative to the others, the ender's doubling included (`round_margin`). W
 `Budget.opponents` a library of opponent models (`"network|expert|greedy"`, as `ppo+search`'s
 `opponents=`), the record's moves before each decision are told to the search (each other seat's,
 from that seat's view then: public information), so that each other seat is played in the
-playouts by the member that predicted most of its moves so far. A move's
-**expected cost** is the best candidate's mean less the played move's, in round points, with
-the standard error of that paired difference; the best move's cost is 0.
+playouts by the member that predicted most of its moves so far (at least 90 % of them, else by
+the first member). A move's **expected cost** is the best candidate's mean less the played
+move's, in round points, with the standard error of that paired difference; the best move's
+cost is 0.
 
 A move is graded *fine* below `INACCURACY` points, an *inaccuracy* from `INACCURACY`, a
 *mistake* from `MISTAKE`; a cost within two standard errors of 0 is fine whatever its size

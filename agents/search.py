@@ -29,9 +29,9 @@ seat's value after the move, and keeps the network's own move unless another is 
   world while the network plays the searching seat; an opponent model for an opponent you know. Its
   moves are made one world at a time, so a budget buys fewer worlds (at 2 players against `expert`,
   about half). Several joined by `|`, a library (the default, `"network|expert|greedy"`): each other
-  seat plays the member that has predicted most of its moves in this game so far
-  (`agents.opponent_model`; the moves come from the game loop through `observe`, and before any, the
-  network).
+  seat plays the member that has predicted most of its moves in this game so far, if it predicted
+  90 % of them, else the first (`agents.opponent_model`; the moves come from the game loop through
+  `observe`, and before any, the network).
 - **An anytime search.** The worlds are played in batches (`batch` worlds, then twice as many each
   time), each batch to its end, until `worlds` are played or the next batch would not end within
   `ms` at the last one's pace. Only whole batches are scored: a batch the deadline interrupts is
