@@ -12,11 +12,12 @@ that plays its own move but for rare slips, read coarsely: every disagreement co
 
 The `FIT` floor is for an opponent that is none of the members. A member predicts every move of
 the bot it is (`expert`, `greedy`; the network, `ppo`), where the other members predicted 60 to 84 %
-of them; against `ppo_2p`, a network the library does not hold, every member predicted 62 to 70 %
-and `greedy` led (in 2 of 3 probe games); the search won 0.450 of 200 games against it, where the
-network alone won 0.515 of the same games (paired SE of the difference 0.039).
-Playing such a seat by the nearest bot models a strong player by a weak one; the first member (the
-network, in the default library) is the safer guess.
+of them (2 probe games each). Against `ppo_2p`, a network the library does not hold, every member
+predicted 62 to 70 % of its moves (`greedy` led in 2 of 3 probe games), and a search that models
+it by one of them played worse than the network alone: of 200 games (seed 0) the network won 0.515,
+the search with the network as the model 0.420 and the library without the floor 0.450. So once a
+seat has made `EVIDENCE` counted moves and no member fits it (`unfit`), the search stands aside
+and plays the network's move.
 
 The moves come from the game loop (`observe`, which `skyjo_env.seated.SeatedGame` calls on every
 bot that has it, after every move): a seat's view and its move are public, so nothing here peeks.
@@ -32,10 +33,11 @@ import numpy as np
 from agents.base import Policy, check_plays
 from skyjo_env.engine.view import SeatView
 
-__all__ = ["FIT", "NETWORK", "OpponentLibrary"]
+__all__ = ["EVIDENCE", "FIT", "NETWORK", "OpponentLibrary"]
 
 NETWORK = "network"  # the library member that is the search's own network
 FIT = 0.9  # the share of a seat's counted moves a member must have predicted to model it
+EVIDENCE = 10  # counted moves of a seat after which, if no member fits it, the search stands aside
 
 
 class OpponentLibrary:
@@ -108,6 +110,17 @@ class OpponentLibrary:
             return 0
         best = int(np.argmax(hits))
         return best if hits[best] >= FIT * self.counted[seat] else 0
+
+    def unfit(self, num_players: int, me: int) -> list[int]:
+        """The other seats that no member fits: `EVIDENCE` counted moves or more, and no member that
+        predicted `FIT` of them (only a library, which has a choice to make, finds any)."""
+        if not self.infers:
+            return []
+        return [
+            seat
+            for seat, counted in self.counted.items()
+            if seat != me and counted >= EVIDENCE and self.hits[seat].max() < FIT * counted
+        ]
 
     def models(self, num_players: int, me: int) -> dict[int, Policy | None]:
         """Each other seat's model: its member's bot (None: the network)."""

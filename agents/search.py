@@ -31,7 +31,9 @@ seat's value after the move, and keeps the network's own move unless another is 
   about half). Several joined by `|`, a library (the default, `"network|expert|greedy"`): each other
   seat plays the member that has predicted most of its moves in this game so far, if it predicted
   90 % of them, else the first (`agents.opponent_model`; the moves come from the game loop through
-  `observe`, and before any, the network).
+  `observe`, and before any, the network). Once a seat has made 10 counted moves of which no member
+  predicted 90 %, the search stands aside and plays the network's move: a search with a wrong model
+  of its opponent played worse than the network alone.
 - **An anytime search.** The worlds are played in batches (`batch` worlds, then twice as many each
   time), each batch to its end, until `worlds` are played or the next batch would not end within
   `ms` at the last one's pace. Only whole batches are scored: a batch the deadline interrupts is
@@ -226,7 +228,12 @@ class SearchBot:
         self.last = None
         self._me = view.seat
         legal = list(legal_actions_)
-        if len(legal) == 1 or view.phase == _SETUP or self._sure(view, legal):
+        if (
+            len(legal) == 1
+            or view.phase == _SETUP
+            or self._sure(view, legal)
+            or self.opponents.unfit(view.rules.num_players, view.seat)  # no model of some seat: stand aside
+        ):
             network_move, _ = self._network_order(view, legal)
             self._rng.integers(2**63)  # one draw a move, searched or not
             return network_move

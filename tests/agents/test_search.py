@@ -10,7 +10,7 @@ import pytest
 import agents
 from agents.base import parse_agent_options
 from agents.model_file import PolicyNetwork, load_policy, round_margin
-from agents.opponent_model import FIT, OpponentLibrary
+from agents.opponent_model import EVIDENCE, FIT, OpponentLibrary
 from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL
 from agents.search import SearchBot, _estimated_scores, _force, _SeatDraws, _turned_up
 from agents.win_chance import RoundScores, chance_of_winning
@@ -130,20 +130,36 @@ def test_a_library_models_each_seat_by_the_member_that_predicted_its_moves(oppon
     _play_a_round([searcher, agents.make(opponent)], seed=3)
     library = searcher.opponents
     assert library.counted[1] >= 10 and 0 not in library.counted  # its own moves are not counted
-    assert library.summary(2, 0) == {1: member}
+    assert library.summary(2, 0) == {1: member} and library.unfit(2, 0) == []
     assert library.hits[1][library.names.index(member)] == library.counted[1]  # it predicted every move
     searcher.reset(1)  # a new game: the evidence is forgotten, the first member again
     assert library.summary(2, 0) == {1: "network"} and not library.counted
 
 
 @pytest.mark.parametrize("opponent", ["ppo_2p", "random"])
-def test_a_seat_that_no_member_predicts_well_is_modelled_by_the_first(opponent):
+def test_a_seat_that_no_member_fits_is_modelled_by_the_first_and_the_search_stands_aside(opponent):
     searcher = SearchBot(worlds=2, batch=2, ms=5, seed=0, opponents="network|expert|greedy")
     _play_a_round([searcher, agents.make(opponent, seed=0)], seed=3)
     library = searcher.opponents
-    best = int(np.argmax(library.hits[1]))
-    assert library.counted[1] >= 10 and library.hits[1][best] < FIT * library.counted[1]
-    assert library.summary(2, 0) == {1: "network"}
+    assert library.counted[1] >= EVIDENCE and library.hits[1].max() < FIT * library.counted[1]
+    assert library.summary(2, 0) == {1: "network"} and library.unfit(2, 0) == [1]
+    state = _mid_round(2, 5)
+    assert state.current_player == 0
+    view, legal = seat_view(state, 0), legal_actions(state)
+    network_move, _ = searcher._network_order(view, legal)
+    assert searcher.act(view, legal) == network_move and searcher.last is None  # no search
+    searcher.reset(1)  # a new game: searched again
+    searcher.act(view, legal)
+    assert searcher.last is not None
+
+
+def test_the_search_stands_aside_only_after_enough_evidence():
+    library = OpponentLibrary(["network", "expert"], [None, agents.make("expert")])
+    library.hits, library.counted = {1: np.array([5, 6])}, {1: EVIDENCE - 1}  # below the fit, too few moves
+    assert library.unfit(2, 0) == []
+    library.hits, library.counted = {1: np.array([5, 6])}, {1: EVIDENCE}
+    assert library.unfit(2, 0) == [1] and library.unfit(2, 1) == []  # seat 1 is the searcher's own
+    assert OpponentLibrary.parse("network").unfit(2, 0) == []  # one model: nothing to choose, never aside
 
 
 def test_a_member_models_a_seat_from_the_fit_on():
