@@ -52,8 +52,8 @@ class Budget:
     and the move played; `ms` caps one decision's time (a playout still running is then scored
     where it stands, and the review is no longer exactly reproducible). `opponents`: who the other
     seats play in the playouts (`ppo+search`'s `opponents=`): the network at every seat, or a library
-    matched to each seat by the record's moves. A bot member plays one world at a time, so a library
-    that models a seat by `expert` reviews several times slower than the network."""
+    matched to each seat by the record's moves. In the playouts a bot member plays one world at a time,
+    where the network plays them all in one forward pass."""
 
     worlds: int = 32
     top: int = 3

@@ -34,8 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--opponents",
         default="network",
         help="who the other seats play in the playouts: 'network' (the default), or a library matched to each "
-        "seat by the record's moves, as ppo+search's opponents= ('network|expert|greedy'; slower: a bot member "
-        "plays one world at a time)",
+        "seat by the record's moves, as ppo+search's opponents= ('network|expert|greedy'; a bot member plays "
+        "one world at a time in the playouts)",
     )
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write every decision's review as JSON")
