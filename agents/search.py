@@ -32,8 +32,8 @@ seat's value after the move, and keeps the network's own move unless another is 
   seat plays the member that has predicted most of its moves in this game so far, if it predicted
   90 % of them, else the first (`agents.opponent_model`; the moves come from the game loop through
   `observe`, and before any, the network). Once a seat has made 10 counted moves of which no member
-  predicted 90 %, the search stands aside and plays the network's move: a search with a wrong model
-  of its opponent played worse than the network alone.
+  predicted 90 %, the search stands aside and plays the network's move: against `ppo_2p`, which no
+  member fits, the search played worse than the network alone.
 - **An anytime search.** The worlds are played in batches (`batch` worlds, then twice as many each
   time), each batch to its end, until `worlds` are played or the next batch would not end within
   `ms` at the last one's pace. Only whole batches are scored: a batch the deadline interrupts is
