@@ -15,7 +15,8 @@ the bot it is (`expert`, `greedy`; the network, `ppo`), where the other members 
 of them (2 probe games each). Against `ppo_2p`, a network the library does not hold, every member
 predicted 62 to 70 % of its moves (`greedy` led in 2 of 3 probe games), and a search that models
 it by one of them played worse than the network alone: of 200 games (seed 0) the network won 0.515,
-the search with the network as the model 0.420 and the library without the floor 0.450. So once a
+the search with the network as the model 0.420 and the library without the floor 0.450 (of 200 more,
+seed 1: 0.482, 0.427 and 0.472). So once a
 seat has made `EVIDENCE` counted moves and no member fits it (`unfit`), the search stands aside
 and plays the network's move.
 
