@@ -228,13 +228,11 @@ class SearchBot:
         self.last = None
         self._me = view.seat
         legal = list(legal_actions_)
-        if (
-            len(legal) == 1
-            or view.phase == _SETUP
-            or self._sure(view, legal)
-            or self.opponents.unfit(view.rules.num_players, view.seat)  # no model of some seat: stand aside
-        ):
-            network_move, _ = self._network_order(view, legal)
+        # no choice, or no model of some seat (the search stands aside); else, with `confident`, the network sure
+        aside = len(legal) == 1 or view.phase == _SETUP or bool(self.opponents.unfit(view.rules.num_players, view.seat))
+        logits = self._logits(view) if aside or self.confident is not None else None  # one forward pass
+        if aside or self._sure(logits, legal):
+            network_move, _ = self._network_order(view, legal, logits)
             self._rng.integers(2**63)  # one draw a move, searched or not
             return network_move
         result = self.evaluate(view, legal)
@@ -264,9 +262,12 @@ class SearchBot:
             return self._exact(view, candidates, network_move, world_rng, start)
         return self._playouts(view, candidates, network_move, world_rng, start)
 
-    def _network_order(self, view: SeatView, legal: list[int]) -> tuple[int, list[int]]:
-        """The network's move and the legal moves from the most likely down."""
-        logits = self._logits(view)
+    def _network_order(
+        self, view: SeatView, legal: list[int], logits: np.ndarray | None = None
+    ) -> tuple[int, list[int]]:
+        """The network's move and the legal moves from the most likely down (`logits`: the view's, if known)."""
+        if logits is None:
+            logits = self._logits(view)
         order = sorted(legal, key=lambda a: -logits[a])
         return order[0], order
 
@@ -275,13 +276,13 @@ class SearchBot:
         check_plays(self, n, self.name)
         return self.network.logits(encode(view, self._coder(n))[None, :])[0]
 
-    def _sure(self, view: SeatView, legal: list[int]) -> bool:
-        """With `confident`: whether the network gives its move at least that probability (over the
-        legal moves), so that the move is played without a search."""
-        if self.confident is None:
+    def _sure(self, logits: np.ndarray | None, legal: list[int]) -> bool:
+        """With `confident`: whether the network (its `logits`) gives its move at least that probability
+        (over the legal moves), so that the move is played without a search."""
+        if self.confident is None or logits is None:
             return False
-        logits = self._logits(view)[legal]
-        weights = np.exp(logits - logits.max())
+        legal_logits = logits[legal]
+        weights = np.exp(legal_logits - legal_logits.max())
         return bool(weights.max() / weights.sum() >= self.confident)
 
     def _choose(self, candidates, values, errors, network_move) -> int:
