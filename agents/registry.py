@@ -97,7 +97,10 @@ def _load_builtins() -> None:
     register(
         "ppo+search",
         functools.partial(_construct, "agents.search:SearchBot"),
-        "ppo with a search at play time over sampled worlds (agents/search.py); options: ppo+search:depth=0,ms=50",
+        (
+            "ppo with a search at play time over sampled worlds, at the decisions the network is unsure of "
+            "(agents/search.py); options: ppo+search:ms=170,confident=0.99 (confident=off: every decision)"
+        ),
         options=functools.partial(_parse, "agents.search:SearchBot", "search"),
     )
     register(

@@ -5,7 +5,8 @@
 Each of `--processes` processes (started together) plays `--games` games of `--agent` at seat 0
 against `--opponent` bots (seeds `process * games + g`), each for `--rounds` rounds, and reads
 `SearchBot.last.extra["worlds"]` after every searched move. It prints, per process and over all, the
-searched moves, the worlds a move played (median, mean, p90) and the time a move took (median).
+searched moves, the worlds a move played (median, mean, p90) and the time a move took (median and mean,
+over every move of seat 0: with `confident`, most are played without a search).
 `--blas-threads` is how many threads numpy's BLAS runs in each process: 1 is what `skyjo eval`'s
 workers use (`agents.base.one_blas_thread`); 0 leaves numpy's default (one a core). Two processes on
 two cores with the default make the search's small matrix products slower and its moves fewer worlds.
@@ -61,7 +62,8 @@ def line(label: str, worlds: list[int], seconds: list[float]) -> str:
     w = np.asarray(worlds)
     return (
         f"{label}: {len(w)} searched moves, worlds median {np.median(w):.0f}, mean {w.mean():.1f}, "
-        f"p90 {np.percentile(w, 90):.0f}; ms a move, median {np.median(seconds) * 1000:.1f}"
+        f"p90 {np.percentile(w, 90):.0f}; ms a move (every move), median {np.median(seconds) * 1000:.1f}, "
+        f"mean {np.mean(seconds) * 1000:.1f}"
     )
 
 

@@ -272,7 +272,7 @@ def test_only_legal_moves_over_random_positions():
 def test_a_batch_the_deadline_interrupts_is_dropped_and_the_network_moves():
     state = _mid_round(4, 0)
     view, legal = seat_view(state, state.current_player), legal_actions(state)
-    quick = SearchBot(leaf="round", worlds=8, top=3, ms=1, seed=0)
+    quick = SearchBot(leaf="round", worlds=8, top=3, ms=1, seed=0, confident=None)
     move = quick.act(view, legal)
     result = quick.last
     assert result.extra["worlds"] == 0 and result.leaves == 0 and move == result.network_move
@@ -283,9 +283,9 @@ def test_a_batch_the_deadline_interrupts_is_dropped_and_the_network_moves():
 def test_cut_score_scores_the_interrupted_batch_where_it_stands():
     state = _mid_round(4, 0)
     view, legal = seat_view(state, state.current_player), legal_actions(state)
-    slow = SearchBot(leaf="round", worlds=8, top=3, ms=10_000, seed=0)
+    slow = SearchBot(leaf="round", worlds=8, top=3, ms=10_000, seed=0, confident=None)
     slow.act(view, legal)
-    quick = SearchBot(leaf="round", worlds=8, batch=8, top=3, ms=5, seed=0, cut="score")
+    quick = SearchBot(leaf="round", worlds=8, batch=8, top=3, ms=5, seed=0, cut="score", confident=None)
     quick.act(view, legal)
     assert quick.last.extra["worlds"] == 8 and np.isfinite(quick.last.values).all()
     assert quick.last.depth_reached < slow.last.depth_reached
@@ -311,7 +311,7 @@ def test_depth_ends_the_round_playouts_early_and_scores_the_table():
 
 def test_a_candidate_clearly_worse_than_the_networks_move_is_played_no_more():
     state = _holding_minus_two_beside_a_twelve()
-    bot = SearchBot(leaf="round", worlds=32, top=6, ms=10_000, seed=0)
+    bot = SearchBot(leaf="round", worlds=32, top=6, ms=10_000, seed=0, confident=None)
     bot.act(seat_view(state, state.current_player), legal_actions(state))
     result = bot.last
     scores = result.extra["scores"]
@@ -364,7 +364,7 @@ def test_the_search_sees_that_keeping_a_minus_two_beats_discarding_it():
     # Putting the -2 on the 12 is worth about 14 points more than throwing it away (less by the
     # round's end, as the 12 might go later): the playouts must see it.
     state = _holding_minus_two_beside_a_twelve()
-    bot = SearchBot(leaf="round", worlds=16, top=26, z=0, ms=10_000, seed=0)
+    bot = SearchBot(leaf="round", worlds=16, top=26, z=0, ms=10_000, seed=0, confident=None)
     bot.act(seat_view(state, state.current_player), legal_actions(state))
     values = dict(zip(bot.last.candidates, bot.last.values))
     discard_moves = [a for a in values if a >= 12]
@@ -470,9 +470,16 @@ def test_the_card_a_seat_draws_from_its_run_follows_the_unseen_counts():
     assert chi_square(observed[nonzero], samples * p[nonzero]) < CHI2_14_P001
 
 
+def test_confident_is_on_by_default_and_off_by_name():
+    assert SearchBot().confident == 0.99 and SearchBot().ms == 170
+    assert agents.make("ppo+search:confident=0.9").confident == 0.9
+    assert agents.make("ppo+search:confident=off").confident is None
+    with pytest.raises(ValueError, match="confident must be a probability or off"):
+        agents.make("ppo+search:confident=never")
+
+
 @pytest.mark.parametrize("confident", [0.0, 1.5, -0.1])
 def test_confident_must_be_a_probability(confident):
-    assert agents.make("ppo+search:confident=0.9").confident == 0.9 and SearchBot().confident is None
     with pytest.raises(ValueError, match="confident must be a probability"):
         SearchBot(confident=confident)
 
