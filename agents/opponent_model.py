@@ -112,7 +112,7 @@ class OpponentLibrary:
         best = int(np.argmax(hits))
         return best if hits[best] >= FIT * self.counted[seat] else 0
 
-    def unfit(self, num_players: int, me: int) -> list[int]:
+    def unfit(self, me: int) -> list[int]:
         """The other seats that no member fits: `EVIDENCE` counted moves or more, and no member that
         predicted `FIT` of them (only a library, which has a choice to make, finds any)."""
         if not self.infers:

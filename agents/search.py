@@ -237,7 +237,7 @@ class SearchBot:
         self._me = view.seat
         legal = list(legal_actions_)
         # no choice, or no model of some seat (the search stands aside); else, with `confident`, the network sure
-        aside = len(legal) == 1 or view.phase == _SETUP or bool(self.opponents.unfit(view.rules.num_players, view.seat))
+        aside = len(legal) == 1 or view.phase == _SETUP or bool(self.opponents.unfit(view.seat))
         logits = self._logits(view) if aside or self.confident is not None else None  # one forward pass
         if aside or self._sure(logits, legal):
             network_move, _ = self._network_order(view, legal, logits)

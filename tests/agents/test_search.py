@@ -130,7 +130,7 @@ def test_a_library_models_each_seat_by_the_member_that_predicted_its_moves(oppon
     _play_a_round([searcher, agents.make(opponent)], seed=3)
     library = searcher.opponents
     assert library.counted[1] >= 10 and 0 not in library.counted  # its own moves are not counted
-    assert library.summary(2, 0) == {1: member} and library.unfit(2, 0) == []
+    assert library.summary(2, 0) == {1: member} and library.unfit(0) == []
     assert library.hits[1][library.names.index(member)] == library.counted[1]  # it predicted every move
     searcher.reset(1)  # a new game: the evidence is forgotten, the first member again
     assert library.summary(2, 0) == {1: "network"} and not library.counted
@@ -142,7 +142,7 @@ def test_a_seat_that_no_member_fits_is_modelled_by_the_first_and_the_search_stan
     _play_a_round([searcher, agents.make(opponent, seed=0)], seed=3)
     library = searcher.opponents
     assert library.counted[1] >= EVIDENCE and library.hits[1].max() < FIT * library.counted[1]
-    assert library.summary(2, 0) == {1: "network"} and library.unfit(2, 0) == [1]
+    assert library.summary(2, 0) == {1: "network"} and library.unfit(0) == [1]
     state = _mid_round(2, 5)
     assert state.current_player == 0
     view, legal = seat_view(state, 0), legal_actions(state)
@@ -156,10 +156,10 @@ def test_a_seat_that_no_member_fits_is_modelled_by_the_first_and_the_search_stan
 def test_the_search_stands_aside_only_after_enough_evidence():
     library = OpponentLibrary(["network", "expert"], [None, agents.make("expert")])
     library.hits, library.counted = {1: np.array([5, 6])}, {1: EVIDENCE - 1}  # below the fit, too few moves
-    assert library.unfit(2, 0) == []
+    assert library.unfit(0) == []
     library.hits, library.counted = {1: np.array([5, 6])}, {1: EVIDENCE}
-    assert library.unfit(2, 0) == [1] and library.unfit(2, 1) == []  # seat 1 is the searcher's own
-    assert OpponentLibrary.parse("network").unfit(2, 0) == []  # one model: nothing to choose, never aside
+    assert library.unfit(0) == [1] and library.unfit(1) == []  # seat 1 is the searcher's own
+    assert OpponentLibrary.parse("network").unfit(0) == []  # one model: nothing to choose, never aside
 
 
 def test_a_member_models_a_seat_from_the_fit_on():
