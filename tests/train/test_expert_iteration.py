@@ -1,0 +1,215 @@
+"""Expert iteration: the search's choices recorded at its own decisions, then taught to its network."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import make as make_agent
+from agents.model_file import load_policy
+from train.expert_iteration import (
+    COLUMNS,
+    load_chunks,
+    main,
+    parse_weights,
+    play,
+    play_chunk,
+    probabilities,
+    targets,
+)
+
+pytest.importorskip("sb3_contrib")
+
+# a budget of worlds, not of time: the same seed replays bit for bit; every decision with a choice searched
+SEARCH = "ppo+search:worlds=2,batch=2,ms=1e9,confident=off"
+
+
+@pytest.fixture(scope="module")
+def chunk() -> dict[str, np.ndarray]:
+    return play_chunk(SEARCH, chunk=0, games=1, seed=3, players={2: 1.0}, opponents={"expert": 1.0}, anchors=0.0)
+
+
+@pytest.fixture(scope="module")
+def network():
+    return make_agent(SEARCH).network
+
+
+def test_rows_are_the_search_seats_decisions_with_a_choice_each_legal(chunk):
+    n = len(chunk["played"])
+    assert n > 30 and all(len(chunk[c]) == n for c in COLUMNS)
+    assert chunk["observations"].shape == (n, 1831) and chunk["masks"].shape == (n, 26)
+    rows = np.arange(n)
+    assert chunk["masks"][rows, chunk["played"]].all() and chunk["masks"][rows, chunk["network_move"]].all()
+    assert (chunk["masks"].sum(axis=1) >= 2).all(), "a forced move is no decision"
+    assert chunk["searched"].all(), "confident=off searches every decision"
+    searched = chunk["alternative"] >= 0
+    assert (chunk["alternative"][searched] != chunk["network_move"][searched]).all()
+    assert chunk["masks"][rows[searched], chunk["alternative"][searched]].all()
+    assert (chunk["players"] == 2).all() and (chunk["game"] == 0).all()
+
+
+def test_the_network_move_is_the_networks_and_a_switch_is_the_better_alternative(chunk, network):
+    logits = network.logits(chunk["observations"])
+    top = np.where(chunk["masks"], logits, -np.inf).argmax(axis=1)
+    assert np.array_equal(top, chunk["network_move"])
+    switched = chunk["played"] != chunk["network_move"]
+    assert np.array_equal(chunk["played"][switched], chunk["alternative"][switched])
+    assert (chunk["gain"][switched] > 0).all(), "the search switches only to a move it found better"
+
+
+def test_a_chunk_replays_bit_for_bit_with_a_budget_of_worlds(chunk):
+    again = play_chunk(SEARCH, chunk=0, games=1, seed=3, players={2: 1.0}, opponents={"expert": 1.0}, anchors=0.0)
+    for column in COLUMNS:
+        assert np.array_equal(again[column], chunk[column]), column
+
+
+def test_the_network_sure_of_its_move_keeps_a_share_of_its_decisions_as_anchors():
+    rows = play_chunk(
+        "ppo+search:worlds=2,batch=2,ms=1e9", chunk=1, games=1, seed=0, players={2: 1.0}, opponents={"greedy": 1.0},
+        anchors=1.0,
+    )  # fmt: skip
+    unsearched = ~rows["searched"]
+    assert unsearched.any() and rows["searched"].any()
+    assert (rows["played"][unsearched] == rows["network_move"][unsearched]).all()
+    assert (rows["alternative"][unsearched] == -1).all() and (rows["gain"][unsearched] == 0).all()
+
+
+def test_switch_targets_are_the_searchs_move_where_it_switched_else_the_networks_probabilities(chunk, network):
+    rows = dict(chunk)
+    rows["played"] = chunk["played"].copy()
+    rows["played"][:3] = chunk["alternative"][:3]  # three switches
+    target = targets(probabilities(network, rows), rows, "switch")
+    assert np.allclose(target.sum(axis=1), 1.0) and (target[~chunk["masks"]] == 0).all()
+    assert np.array_equal(target[np.arange(3), rows["played"][:3]], np.ones(3))
+    kept = rows["played"] == rows["network_move"]
+    logits = network.logits(chunk["observations"][kept])
+    probs = np.exp(np.where(chunk["masks"][kept], logits, -np.inf) - logits.max(axis=1, keepdims=True))
+    assert np.allclose(target[kept], probs / probs.sum(axis=1, keepdims=True), atol=1e-6)
+
+
+def test_soft_targets_split_the_two_candidates_mass_by_the_chance_the_alternative_is_better(chunk, network):
+    rows = {c: chunk[c].copy() for c in COLUMNS}
+    # level, far better, far worse, an exact tie (error 0), no world played in time (NaN)
+    rows["gain"][:5], rows["error"][:5] = [0.0, 100.0, -100.0, 0.0, np.nan], [1.0, 1.0, 1.0, 0.0, np.nan]
+    base = probabilities(network, rows)
+    soft = targets(base, rows, "soft")
+    four = np.arange(4)
+    a, b = rows["network_move"][:4].astype(int), rows["alternative"][:4].astype(int)
+    mass = base[four, a] + base[four, b]
+    assert np.allclose(soft[four, b], mass * np.array([0.5, 1.0, 0.0, 0.5]), atol=1e-6)
+    assert np.array_equal(soft[4], base[4]), "a search without values changes nothing"
+    assert np.allclose(soft.sum(axis=1), 1.0, atol=1e-6)
+    with pytest.raises(ValueError, match="target must be one of"):
+        targets(base, rows, "hard")
+
+
+def test_fit_teaches_the_switches_and_keeps_the_rest(chunk, network):
+    from train.expert_iteration import fit
+
+    rows = {c: chunk[c].copy() for c in COLUMNS}
+    rows["played"] = rows["network_move"].copy()
+    switch = np.arange(0, len(rows["played"]), 4)
+    rows["played"][switch] = rows["alternative"][switch]
+    new, report = fit(network, rows, epochs=30, learning_rate=1e-3, switch_weight=4.0, held_out_every=1_000_000, target_kind="switch",
+                      progress=False)  # fmt: skip
+    logits = np.where(rows["masks"], new.logits(rows["observations"]), -np.inf)
+    assert (logits.argmax(axis=1) == rows["played"]).mean() > 0.9, "the new network plays the search's moves"
+    assert report["rows"] == len(rows["played"]) and report["switched"] == len(switch)
+    assert report["held_out_rows"] == report["held_out_switched"] == 0 and report["held_out_kl"] is None
+    assert new.players == network.players and new.architecture == network.architecture
+
+
+def test_a_fit_that_learns_nothing_gives_back_the_network(chunk, network):
+    from train.expert_iteration import fit
+
+    new, report = fit(network, chunk, epochs=1, learning_rate=1e-12, progress=False)
+    assert np.allclose(new.logits(chunk["observations"]), network.logits(chunk["observations"]), atol=1e-4)
+    assert report["held_out_rows"] == 0, "game 0 is trained on (games 19, 39, ... are held out)"
+    with pytest.raises(ValueError, match="all held out"):
+        fit(network, chunk, epochs=1, held_out_every=1, progress=False)
+
+
+def test_the_held_out_games_are_scored(chunk, network):
+    from train.expert_iteration import fit
+
+    rows = {c: np.concatenate([chunk[c], chunk[c]]) for c in COLUMNS}
+    rows["played"] = rows["network_move"].copy()
+    rows["game"][len(chunk["game"]) :] = 1  # the same game again as game 1, held out with held_out_every=2
+    rows["played"][-1] = rows["alternative"][-1]  # one switch, in the held-out game
+    _, report = fit(network, rows, epochs=1, learning_rate=1e-12, held_out_every=2, progress=False)
+    assert report["held_out_rows"] == len(chunk["game"]) and report["held_out_switched"] == 1
+    assert report["held_out_plays_search_move"] == 0.0, "the old network does not play the search's switch"
+    assert report["held_out_keeps_network_move"] == 1.0 and report["held_out_kl"] < 1e-6
+
+
+def test_play_writes_chunks_and_resumes_without_playing_them_again(tmp_path):
+    data = tmp_path / "data"
+    play(data, [0], "ppo+search:worlds=2,batch=2,ms=1e9", 1, 0, {2: 1.0}, {"greedy": 1.0}, 0.0, progress=False)
+    first = (data / "chunk_0000.npz").stat().st_mtime_ns
+    play(data, [0], "ppo+search:worlds=2,batch=2,ms=1e9", 1, 0, {2: 1.0}, {"greedy": 1.0}, 0.0, progress=False)
+    assert (data / "chunk_0000.npz").stat().st_mtime_ns == first
+    assert len(load_chunks(data)["played"]) > 0
+    assert not list(data.glob(".*")), "no temporary file is left"
+
+
+def test_the_command_plays_fits_and_writes_a_policy_file_that_plays(tmp_path):
+    run, out = tmp_path / "run", tmp_path / "new.safetensors"
+    argv = ["--run", str(run), "--out", str(out), "--search", "ppo+search:worlds=2,batch=2,ms=1e9", "--chunks", "1",
+            "--games", "1", "--players", "3", "--opponents", "greedy", "--epochs", "1"]  # fmt: skip
+    assert main(argv) == 0
+    network = load_policy(out)
+    assert network.info["expert_iteration"]["rows"] > 0 and (run / "fit.json").exists()
+    assert network.players == make_agent("ppo").network.players
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--players", "2=0"], "weight > 0"),
+        (["--players", "9"], "table sizes are 2 to 8"),
+        (["--players", "two"], "bad --players entry"),
+        (["--opponents", "expert,expert"], "each name once"),
+        (["--anchors", "2"], "--anchors must be in"),
+        ([], "--out NAME.safetensors is needed"),
+    ],
+)
+def test_bad_arguments_are_refused_in_one_line(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit):
+        main(["--run", str(tmp_path), *argv])
+    assert message in capsys.readouterr().err
+
+
+def test_a_search_agent_is_needed(tmp_path):
+    with pytest.raises(ValueError, match="is not a search agent"):
+        play_chunk("expert", 0, 1, 0, {2: 1.0}, {"greedy": 1.0}, 0.0)
+
+
+def test_weights_read_names_and_sizes():
+    assert parse_weights("expert=2, ppo", "opponents") == {"expert": 2.0, "ppo": 1.0}
+    assert parse_weights("2=3,8=1", "players", int) == {2: 3.0, 8: 1.0}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [(["--opponents", "exprt"], "--opponents: unknown agent 'exprt'"), (["--search", "expert"], "not a search agent")],
+)
+def test_unknown_agents_are_refused_before_any_game(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit):
+        main(["--run", str(tmp_path), "--out", "x.safetensors", *argv])
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "data").exists()
+
+
+def test_the_fit_adds_the_chunks_of_included_runs_and_refuses_a_run_without_any(tmp_path, capsys):
+    search = "ppo+search:worlds=2,batch=2,ms=1e9"
+    common = ["--search", search, "--chunks", "1", "--games", "1", "--players", "2", "--opponents", "greedy"]
+    assert main(["--run", str(tmp_path / "a"), "--play-only", *common]) == 0
+    out = tmp_path / "b.safetensors"
+    argv = ["--run", str(tmp_path / "b"), "--out", str(out), "--include", str(tmp_path / "a"), "--seed", "1"]
+    assert main([*argv, *common, "--epochs", "1"]) == 0
+    fitted = load_policy(out).info["expert_iteration"]
+    both = len(load_chunks(tmp_path / "a" / "data", tmp_path / "b" / "data")["played"])
+    assert fitted["rows"] == both > len(load_chunks(tmp_path / "b" / "data")["played"])
+    with pytest.raises(SystemExit):
+        main([*argv[:4], "--include", str(tmp_path / "none"), *common])
+    assert "no chunks in" in capsys.readouterr().err
