@@ -348,6 +348,8 @@ def fit(
     network's move elsewhere, and the mean KL divergence from the old probabilities there."""
     import torch
 
+    from train.warm_start import descend
+
     torch.manual_seed(seed)
     old = probabilities(network, rows)
     target = targets(old, rows, target_kind)
@@ -384,10 +386,7 @@ def fit(
             idx = train_idx[start : start + batch_size]
             w = torch.as_tensor(weight[idx])
             loss = -(w * (torch.as_tensor(target[idx]) * log_probs(idx)).sum(dim=1)).sum() / w.sum()
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 0.5)
-            optimizer.step()
+            descend(optimizer, loss, params)
             if bar is not None:
                 bar.update(1)
     if bar is not None:

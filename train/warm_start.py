@@ -262,16 +262,23 @@ def clone(
             if not value_only:
                 log_prob = _masked_log_probs(target, obs, masks).gather(1, actions[:, None]).squeeze(1)
                 loss = loss - log_prob.mean()
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 0.5)
-            optimizer.step()
+            descend(optimizer, loss, params)
             if bar is not None:
                 bar.update(1)
     if bar is not None:
         bar.close()
     target.set_training(False)
     return CloneReport(len(train_idx), len(held), *_held_out_scores(target, demos, held))
+
+
+def descend(optimizer: Any, loss: Any, params: list[Any], max_norm: float = 0.5) -> None:
+    """One gradient step of `optimizer` on `loss`, the gradient's norm over `params` clipped to `max_norm`."""
+    import torch
+
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, max_norm)
+    optimizer.step()
 
 
 def _trained_parameters(target: CloneTarget, value_only: bool) -> list[Any]:
