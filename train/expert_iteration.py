@@ -20,7 +20,8 @@ Two steps, the first resumable (a chunk whose file exists is not played again):
    another than the network's (weight `--switch-weight`). Chunks of earlier runs can be added
    (`--include`). Every twentieth game is held out, to say how often the new network plays the
    search's move where the search switched, and how often its old move elsewhere. The result is
-   written as a policy file (`agents.model_file`), its `info` saying how it was made.
+   written as a policy file (`agents.model_file`); its `info["expert_iteration"]` lists each step that
+   made it (the search, the runs' names and the fit's figures).
 
 The next iteration searches with the new network (`--search ppo+search:model=NEW.safetensors`).
 With a budget in milliseconds (the default search's), what a search finds depends on the machine's
@@ -454,6 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=1, help="processes playing chunks side by side (default 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--play-only", action="store_true", help="only step 1")
+    parser.add_argument("--fit-only", action="store_true", help="only step 2, on the chunks there are")
     parser.add_argument(
         "--include", type=Path, action="append", default=[], help="another run whose chunks the fit adds (repeatable)"
     )
@@ -482,10 +484,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--anchors must be in [0, 1], got {args.anchors}")
     if args.chunks < 1 or args.games < 1 or args.processes < 1:
         parser.error("--chunks, --games and --processes must be at least 1")
+    if args.play_only and args.fit_only:
+        parser.error("--play-only and --fit-only exclude each other")
     if not args.play_only and (args.out is None or args.out.suffix != ".safetensors"):
         parser.error("--out NAME.safetensors is needed to fit (or give --play-only)")
     data = args.run / "data"
-    play(data, range(args.chunks), args.search, args.games, args.seed, players, opponents, args.anchors, args.processes)
+    if not args.fit_only:
+        play(
+            data,
+            range(args.chunks),
+            args.search,
+            args.games,
+            args.seed,
+            players,
+            opponents,
+            args.anchors,
+            args.processes,
+        )
     if args.play_only:
         return 0
     network = searcher.network
@@ -494,9 +509,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FileNotFoundError as e:
         parser.error(str(e))
     new, report = fit(network, rows, args.epochs, args.learning_rate, args.switch_weight, args.seed, args.target)
-    new.info.update(
-        expert_iteration={"search": args.search, "runs": [str(r) for r in [args.run, *args.include]], **report}
-    )
+    earlier = new.info.get("expert_iteration", [])  # the steps that made the searched network, if any
+    step = {"search": args.search, "runs": [r.name for r in [args.run, *args.include]], **report}
+    new.info["expert_iteration"] = [*(earlier if isinstance(earlier, list) else [earlier]), step]
     save_policy(new, args.out)
     (args.run / "fit.json").write_text(json.dumps(report, indent=2))
     print(f"wrote {args.out}: {json.dumps(report)}")

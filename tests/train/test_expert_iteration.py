@@ -158,8 +158,14 @@ def test_the_command_plays_fits_and_writes_a_policy_file_that_plays(tmp_path):
             "--games", "1", "--players", "3", "--opponents", "greedy", "--epochs", "1"]  # fmt: skip
     assert main(argv) == 0
     network = load_policy(out)
-    assert network.info["expert_iteration"]["rows"] > 0 and (run / "fit.json").exists()
+    [step] = network.info["expert_iteration"]
+    assert step["rows"] > 0 and step["runs"] == ["run"] and (run / "fit.json").exists()
     assert network.players == make_agent("ppo").network.players
+    # the next step searches with the new network, and its file lists both steps
+    again = tmp_path / "again.safetensors"
+    argv2 = [*argv[:2], "--out", str(again), "--search", f"ppo+search:model={out},worlds=2,batch=2,ms=1e9", *argv[6:]]
+    assert main(argv2) == 0
+    assert [s["runs"] for s in load_policy(again).info["expert_iteration"]] == [["run"], ["run"]]
 
 
 @pytest.mark.parametrize(
@@ -171,6 +177,7 @@ def test_the_command_plays_fits_and_writes_a_policy_file_that_plays(tmp_path):
         (["--opponents", "expert,expert"], "each name once"),
         (["--anchors", "2"], "--anchors must be in"),
         ([], "--out NAME.safetensors is needed"),
+        (["--play-only", "--fit-only"], "exclude each other"),
     ],
 )
 def test_bad_arguments_are_refused_in_one_line(tmp_path, capsys, argv, message):
@@ -207,9 +214,12 @@ def test_the_fit_adds_the_chunks_of_included_runs_and_refuses_a_run_without_any(
     out = tmp_path / "b.safetensors"
     argv = ["--run", str(tmp_path / "b"), "--out", str(out), "--include", str(tmp_path / "a"), "--seed", "1"]
     assert main([*argv, *common, "--epochs", "1"]) == 0
-    fitted = load_policy(out).info["expert_iteration"]
+    [fitted] = load_policy(out).info["expert_iteration"]
     both = len(load_chunks(tmp_path / "a" / "data", tmp_path / "b" / "data")["played"])
-    assert fitted["rows"] == both > len(load_chunks(tmp_path / "b" / "data")["played"])
+    assert fitted["runs"] == ["b", "a"] and fitted["rows"] == both > len(load_chunks(tmp_path / "b" / "data")["played"])
+    # --fit-only plays nothing: the 3 chunks asked for are not played
+    assert main([*argv, *common, "--epochs", "1", "--chunks", "3", "--fit-only"]) == 0
+    assert len(list((tmp_path / "b" / "data").glob("chunk_*"))) == 1
     with pytest.raises(SystemExit):
         main([*argv[:4], "--include", str(tmp_path / "none"), *common])
     assert "no chunks in" in capsys.readouterr().err
