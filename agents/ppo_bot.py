@@ -22,15 +22,23 @@ from skyjo_env.observation import StateEncoding, encode, encoder
 
 #: `ppo`: the seats network, one for every table size, 2 to 8 players (configs/ppo_all_sizes.yaml).
 SHIPPED_MODEL_ALL = Path(__file__).parent / "models" / "ppo_all.safetensors"
+#: `ppo_ei`: `ppo` taught by its own search (expert iteration, `train/expert_iteration.py`).
+SHIPPED_MODEL_EI = Path(__file__).parent / "models" / "ppo_ei.safetensors"
 #: `ppo_2p`: the earlier agent, for 2 players only (the four-stage recipe; `skyjo_v0`).
 SHIPPED_MODEL_2P = Path(__file__).parent / "models" / "ppo_2p.safetensors"
 
-__all__ = ["SHIPPED_MODEL_2P", "SHIPPED_MODEL_ALL", "ModelLoadError", "PolicyBot", "load_network"]
+__all__ = ["SHIPPED_MODEL_2P", "SHIPPED_MODEL_ALL", "SHIPPED_MODEL_EI", "ModelLoadError", "PolicyBot", "load_network"]
+
+
+def shipped_networks() -> dict[str, Path]:
+    """The shipped networks' files by agent name."""
+    return {"ppo": SHIPPED_MODEL_ALL, "ppo_ei": SHIPPED_MODEL_EI, "ppo_2p": SHIPPED_MODEL_2P}
 
 
 def load_network(path: str | Path) -> PolicyNetwork:
-    """The policy network of a model file: an SB3 checkpoint if the name ends in `.zip`, else a policy file."""
-    path = Path(path)
+    """The policy network of a model file: an SB3 checkpoint if the name ends in `.zip`, else a policy file;
+    a shipped network's agent name (`ppo`, `ppo_ei`, `ppo_2p`) is its file."""
+    path = shipped_networks().get(str(path), Path(path))
     if path.suffix == ".zip":
         return network_from_sb3(path)
     return load_policy(path)

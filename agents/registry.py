@@ -95,6 +95,12 @@ def _load_builtins() -> None:
         "the shipped MaskablePPO agent, one network for 2 to 8 players (agents/models/ppo_all.safetensors)",
     )
     register(
+        "ppo_ei",
+        functools.partial(_shipped, "ppo_ei", "SHIPPED_MODEL_EI"),
+        "ppo taught by its own search (expert iteration, train/expert_iteration.py): the same network, 2 to 8 "
+        "players, stronger head to head (agents/models/ppo_ei.safetensors)",
+    )
+    register(
         "ppo+search",
         functools.partial(_construct, "agents.search:SearchBot"),
         (

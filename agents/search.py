@@ -61,6 +61,7 @@ with `leaf="margin"` a move that ends the round, by the round's points. `ms` bou
 Setup reveals and forced moves are the network's.
 
 Options, also in an agent name: `ppo+search:depth=2,worlds=32,ms=200` (`SearchBot.OPTION_TYPES`).
+`model` is the network searched with: a policy file, or a shipped network by name (`model=ppo_ei`).
 """
 
 from __future__ import annotations

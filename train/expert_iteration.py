@@ -245,17 +245,21 @@ def _play_one(job: tuple) -> str:
 
 
 def load_chunks(*folders: Path) -> dict[str, np.ndarray]:
-    """Every chunk's rows in `folders`, concatenated (folder, then chunk order)."""
-    paths = []
+    """Every chunk's rows in `folders`, concatenated (folder, then chunk order). Each folder's game
+    numbers follow the previous folder's, so that a game is one game however many folders there are."""
+    parts: list[dict[str, np.ndarray]] = []
+    offset = 0
     for data in folders:
-        found = sorted(data.glob("chunk_*.npz"))
-        if not found:
+        paths = sorted(data.glob("chunk_*.npz"))
+        if not paths:
             raise FileNotFoundError(f"no chunks in {data}: play some first")
-        paths += found
-    parts = []
-    for path in paths:
-        with np.load(path, allow_pickle=False) as f:
-            parts.append({c: f[c] for c in COLUMNS})
+        first = len(parts)
+        for path in paths:
+            with np.load(path, allow_pickle=False) as f:
+                parts.append({c: f[c] for c in COLUMNS})
+        for part in parts[first:]:
+            part["game"] = part["game"] + offset
+        offset = max(int(part["game"].max(initial=-1)) for part in parts) + 1
     return {c: np.concatenate([p[c] for p in parts]) for c in COLUMNS}
 
 

@@ -121,7 +121,9 @@ def test_bots_play_through_the_aec_env():
     assert env.unwrapped.game.is_game_over
 
 
-@pytest.mark.parametrize(("name", "sizes"), [("ppo", (2, 3, 4, 5, 6, 7, 8)), ("ppo_2p", (2,))])
+@pytest.mark.parametrize(
+    ("name", "sizes"), [("ppo", (2, 3, 4, 5, 6, 7, 8)), ("ppo_ei", (2, 3, 4, 5, 6, 7, 8)), ("ppo_2p", (2,))]
+)
 def test_the_shipped_models_load_and_play_legal_moves_at_their_table_sizes(name, sizes):
     bot = agents.make(name)
     assert bot.name == name and bot.players == sizes

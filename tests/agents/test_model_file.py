@@ -27,7 +27,7 @@ from agents.model_file import (
     load_policy,
     save_policy,
 )
-from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL, PolicyBot
+from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL, SHIPPED_MODEL_EI, PolicyBot
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from skyjo_env.observation import encode, observation_size
@@ -118,6 +118,17 @@ def test_the_shipped_models_are_policy_files():
     assert [w.shape for w, _ in earlier.weights] == [(256, 496), (256, 256), (26, 256)]
     assert earlier.info["trained_steps"] == 3_000_000 and earlier.info["source"] == "ppo_2p.zip"
     assert agents.make("ppo_2p").path == SHIPPED_MODEL_2P
+
+
+def test_ppo_ei_is_ppos_network_taught_by_its_search_and_says_how():
+    taught, ppo = load_policy(SHIPPED_MODEL_EI), load_policy(SHIPPED_MODEL_ALL)
+    assert (taught.architecture, taught.observation, taught.players) == (ppo.architecture, ppo.observation, ppo.players)
+    assert [w.shape for w, _ in taught.weights] == [w.shape for w, _ in ppo.weights]
+    assert any(not np.array_equal(a, b) for (a, _), (b, _) in zip(taught.weights, ppo.weights))
+    steps = taught.info["expert_iteration"]
+    assert steps and all(step["games"] > 0 and step["search"].startswith("ppo+search") for step in steps)
+    assert agents.make("ppo_ei").path == SHIPPED_MODEL_EI
+    assert agents.make("ppo+search:model=ppo_ei").network.info == taught.info, "a shipped network by name"
 
 
 def test_batched_logits_match_one_observation_at_a_time():

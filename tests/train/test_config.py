@@ -103,7 +103,7 @@ def test_every_field_has_help_text():
         (
             {"league": {"opponents": {"expret": 1.0}}},
             "league.opponents: unknown opponent 'expret'; one of expert, greedy, openspiel-mcts, ppo, ppo+search, "
-            "ppo_2p, random",
+            "ppo_2p, ppo_ei, random",
         ),
         (
             {"league": {"schedule": [{"from_step": 5, "opponents": {"runs/x/best.zip": 1.0}}]}},

@@ -216,6 +216,7 @@ def test_the_fit_adds_the_chunks_of_included_runs_and_refuses_a_run_without_any(
     assert main([*argv, *common, "--epochs", "1"]) == 0
     [fitted] = load_policy(out).info["expert_iteration"]
     both = len(load_chunks(tmp_path / "a" / "data", tmp_path / "b" / "data")["played"])
+    assert fitted["games"] == 2, "game 0 of each run is a game of its own"
     assert fitted["runs"] == ["b", "a"] and fitted["rows"] == both > len(load_chunks(tmp_path / "b" / "data")["played"])
     # --fit-only plays nothing: the 3 chunks asked for are not played
     assert main([*argv, *common, "--epochs", "1", "--chunks", "3", "--fit-only"]) == 0
