@@ -91,12 +91,12 @@ def _load_builtins() -> None:
         register(bot.name, bot, (bot.__doc__ or bot.name).splitlines()[0])
     register(
         "ppo",
-        functools.partial(_shipped, "ppo", "SHIPPED_MODEL_ALL"),
+        functools.partial(_shipped, "ppo"),
         "the shipped MaskablePPO agent, one network for 2 to 8 players (agents/models/ppo_all.safetensors)",
     )
     register(
         "ppo_ei",
-        functools.partial(_shipped, "ppo_ei", "SHIPPED_MODEL_EI"),
+        functools.partial(_shipped, "ppo_ei"),
         "ppo taught by its own search (expert iteration, train/expert_iteration.py): the same network, 2 to 8 "
         "players, stronger head to head (agents/models/ppo_ei.safetensors)",
     )
@@ -118,15 +118,15 @@ def _load_builtins() -> None:
     )
     register(
         "ppo_2p",
-        functools.partial(_shipped, "ppo_2p", "SHIPPED_MODEL_2P"),
+        functools.partial(_shipped, "ppo_2p"),
         "the earlier MaskablePPO agent, 2 players only (agents/models/ppo_2p.safetensors)",
     )
 
 
-def _shipped(name: str, constant: str, **kwargs: Any) -> PolicyBot:
+def _shipped(name: str, **kwargs: Any) -> PolicyBot:
     from agents import ppo_bot
 
-    path = getattr(ppo_bot, constant)
+    path = ppo_bot.shipped_networks()[name]
     if not path.exists():
         raise FileNotFoundError(f"the shipped model is missing from this install: {path}")
     bot = ppo_bot.PolicyBot(path, **kwargs)

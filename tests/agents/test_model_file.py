@@ -468,3 +468,11 @@ def test_value_layers_without_value_metadata_are_refused(tmp_path):
     meta["layers"] = [{"name": n, "shape": list(w.shape)} for n, (w, _) in network.named.items()]
     with pytest.raises(ModelLoadError):
         load_policy(write(tmp_path / "bad.safetensors", tensors, meta))
+
+
+def test_a_shipped_model_missing_from_the_install_is_named(monkeypatch, tmp_path):
+    from agents import ppo_bot
+
+    monkeypatch.setattr(ppo_bot, "SHIPPED_MODEL_EI", tmp_path / "gone.safetensors")
+    with pytest.raises(FileNotFoundError, match="missing from this install: .*gone.safetensors"):
+        agents.make("ppo_ei")
