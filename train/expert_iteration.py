@@ -85,7 +85,7 @@ def parse_weights(text: str, what: str, key: Any = str) -> dict[Any, float]:
             k, w = key(name), float(value) if eq else 1.0
         except ValueError:
             raise ValueError(f"bad --{what} entry {part!r}: expected NAME or NAME=WEIGHT") from None
-        if not name or k in weights or not w > 0:
+        if not name or k in weights or not 0 < w < math.inf:
             raise ValueError(f"bad --{what} entry {part!r}: each name once, with a weight > 0")
         weights[k] = w
     return weights
@@ -442,6 +442,17 @@ def _network_of(policy: Any, like: PolicyNetwork) -> PolicyNetwork:
     return new
 
 
+def _spelled(weights: Mapping[Any, float]) -> str:
+    return ",".join(f"{k}={w:g}" for k, w in weights.items())
+
+
+def _agent(parser: argparse.ArgumentParser, name: str) -> Any:
+    try:
+        return make_agent(name)
+    except ValueError as e:
+        parser.error(f"--opponents: {e}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m train.expert_iteration", description=__doc__.split("\n\n")[0])
     parser.add_argument("--run", required=True, type=Path, help="a folder for the data chunks (resumable)")
@@ -450,10 +461,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=200, help="chunks of games to play (default 200)")
     parser.add_argument("--games", type=int, default=2, help="games per chunk (default 2)")
     parser.add_argument(
-        "--players", default="2=3,3=1,4=1,5=0.5,6=1,7=0.5,8=1", help="table sizes and their weights (SIZE=W,...)"
+        "--players",
+        default=_spelled(DEFAULT_PLAYERS),
+        help=f"table sizes and weights (default {_spelled(DEFAULT_PLAYERS)})",
     )
     parser.add_argument(
-        "--opponents", default="expert=0.45,ppo=0.4,greedy=0.15", help="the other seats' agents and weights"
+        "--opponents",
+        default=_spelled(DEFAULT_OPPONENTS),
+        help=f"the other seats' agents and weights (default {_spelled(DEFAULT_OPPONENTS)})",
     )
     parser.add_argument("--anchors", type=float, default=0.25, help="share of unsearched decisions kept (default 0.25)")
     parser.add_argument("--processes", type=int, default=1, help="processes playing chunks side by side (default 1)")
@@ -475,15 +490,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(e))
     if bad := [n for n in players if not 2 <= n <= 8]:
         parser.error(f"--players: table sizes are 2 to 8, got {bad}")
-    for name in opponents:
-        try:
-            make_agent(name)
-        except ValueError as e:
-            parser.error(f"--opponents: {e}")
     try:
         searcher = search_agent(args.search)
     except ValueError as e:
         parser.error(f"--search: {e}")
+    for name, agent in [(args.search, searcher), *((name, _agent(parser, name)) for name in opponents)]:
+        if missing := sorted(set(players) - set(getattr(agent, "players", players))):
+            parser.error(f"{name} does not play {missing} players (it plays {list(agent.players)}): see --players")
     if not 0 <= args.anchors <= 1:
         parser.error(f"--anchors must be in [0, 1], got {args.anchors}")
     if args.chunks < 1 or args.games < 1 or args.processes < 1:

@@ -172,6 +172,9 @@ def test_the_command_plays_fits_and_writes_a_policy_file_that_plays(tmp_path):
     ("argv", "message"),
     [
         (["--players", "2=0"], "weight > 0"),
+        (["--players", "2=inf"], "weight > 0"),
+        (["--players", "2,3", "--opponents", "ppo_2p"], "ppo_2p does not play [3] players"),
+        (["--players", "2,3", "--search", "ppo+search:model=ppo_2p"], "does not play [3] players"),
         (["--players", "9"], "table sizes are 2 to 8"),
         (["--players", "two"], "bad --players entry"),
         (["--opponents", "expert,expert"], "each name once"),
