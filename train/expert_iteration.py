@@ -46,6 +46,7 @@ import numpy as np
 from agents import make as make_agent
 from agents.model_file import PolicyNetwork, save_policy
 from agents.search import SearchBot
+from skyjo_env import files
 from skyjo_env.engine import Rules, action_mask, legal_actions
 from skyjo_env.observation import encoder
 from skyjo_env.seated import SeatedGame
@@ -56,18 +57,19 @@ DEFAULT_OPPONENTS = {"expert": 0.45, "ppo": 0.4, "greedy": 0.15}
 DEFAULT_PLAYERS = {2: 3.0, 3: 1.0, 4: 1.0, 5: 0.5, 6: 1.0, 7: 0.5, 8: 1.0}
 #: What a row's target is (`targets`).
 TARGETS = ("switch", "soft")
-COLUMNS = (
-    "observations",
-    "masks",
-    "network_move",
-    "played",
-    "searched",
-    "alternative",
-    "gain",
-    "error",
-    "players",
-    "game",
-)
+#: A row's columns and their types.
+COLUMNS: dict[str, type] = {
+    "observations": np.float32,
+    "masks": bool,
+    "network_move": np.int8,
+    "played": np.int8,
+    "searched": bool,
+    "alternative": np.int8,
+    "gain": np.float32,
+    "error": np.float32,
+    "players": np.int8,
+    "game": np.int32,
+}
 
 
 def parse_weights(text: str, what: str, key: Any = str) -> dict[Any, float]:
@@ -161,19 +163,10 @@ def play_chunk(
                     rows[column].append(value)
             game.apply(action)
             state = game.state
-    size = bot.network.observation_size
-    return {
-        "observations": np.asarray(rows["observations"], dtype=np.float32).reshape(-1, size),
-        "masks": np.asarray(rows["masks"], dtype=bool).reshape(-1, 26),
-        "network_move": np.asarray(rows["network_move"], dtype=np.int8),
-        "played": np.asarray(rows["played"], dtype=np.int8),
-        "searched": np.asarray(rows["searched"], dtype=bool),
-        "alternative": np.asarray(rows["alternative"], dtype=np.int8),
-        "gain": np.asarray(rows["gain"], dtype=np.float32),
-        "error": np.asarray(rows["error"], dtype=np.float32),
-        "players": np.asarray(rows["players"], dtype=np.int8),
-        "game": np.asarray(rows["game"], dtype=np.int32),
-    }
+    out: dict[str, np.ndarray] = {c: np.asarray(rows[c], dtype=dtype) for c, dtype in COLUMNS.items()}
+    out["observations"] = out["observations"].reshape(-1, bot.network.observation_size)
+    out["masks"] = out["masks"].reshape(-1, 26)
+    return out
 
 
 def chunk_path(data: Path, chunk: int) -> Path:
@@ -234,9 +227,8 @@ def _play_one(job: tuple) -> str:
     start = time.perf_counter()
     rows = play_chunk(search, chunk, games, seed, players, opponents, anchors)
     path = chunk_path(data, chunk)
-    tmp = path.with_name(f".{path.stem}.tmp.npz")
-    np.savez(tmp, allow_pickle=False, **rows)
-    tmp.replace(path)
+    with files.replacing(path) as tmp, open(tmp, "wb") as f:
+        np.savez(f, allow_pickle=False, **rows)
     switched = int((rows["played"] != rows["network_move"]).sum())
     return (
         f"{path.name}: {len(rows['played'])} rows ({int(rows['searched'].sum())} searched, {switched} switched) "
@@ -526,11 +518,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FileNotFoundError as e:
         parser.error(str(e))
     new, report = fit(network, rows, args.epochs, args.learning_rate, args.switch_weight, args.seed, args.target)
-    earlier = new.info.get("expert_iteration", [])  # the steps that made the searched network, if any
     step = {"search": args.search, "runs": [r.name for r in [args.run, *args.include]], **report}
-    new.info["expert_iteration"] = [*(earlier if isinstance(earlier, list) else [earlier]), step]
+    new.info["expert_iteration"] = [*new.info.get("expert_iteration", []), step]  # after the searched net's steps
     save_policy(new, args.out)
-    (args.run / "fit.json").write_text(json.dumps(report, indent=2))
+    files.write_json(args.run / "fit.json", report)
     print(f"wrote {args.out}: {json.dumps(report)}")
     return 0
 
