@@ -194,6 +194,90 @@ def _parse_records(path: Path, lines: list[str]) -> dict[int, GameRecord]:
     return done
 
 
+def read_header(path: str | Path) -> dict[str, Any]:
+    """The run a records file holds games of: its first line, {"agents", "seed", "rules"}."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"records file not found: {path}")
+    with path.open() as f:
+        first = f.readline()
+    try:
+        header = json.loads(first)
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or not {"agents", "seed", "rules"} <= set(header):
+        raise ValueError(f"{path}: not a records file of skyjo eval (its first line names no run)")
+    return header
+
+
+def check_pairable(path: str | Path, seed: int, rules: Rules) -> dict[str, Any]:
+    """`path`'s header if its games were played with `seed` and `rules`, so that its game k is this
+    run's game k (the same deal, the same seat order); a clear ValueError if not."""
+    header = read_header(path)
+    if header["seed"] != seed:
+        problem = f"holds games of seed {header['seed']}, this run is seed {seed}"
+    elif header["rules"] != asdict(rules):
+        problem = "holds games of other rules than this run's"
+    else:
+        return header
+    raise ValueError(f"{path} {problem}: its games are other deals, not a paired comparison")
+
+
+def paired_difference(path: str | Path, other: str | Path, games: int | None = None) -> dict[str, Any]:
+    """Each position's win share in `path`'s games minus in `other`'s, over the games both records
+    files hold (of the first `games`, if given). Both runs must have the same seed and rules: game k
+    is then the same deal with the same seat order, and the difference is paired (common random
+    numbers), its standard error that of the per-game differences. Two agents that play the same game
+    alike differ on few games, so the paired error is far below the two runs' own intervals."""
+    mine = read_header(path)
+    theirs = check_pairable(other, mine["seed"], Rules(**mine["rules"]))
+    a = {r.index: r for r in read_records(path)}
+    b = {r.index: r for r in read_records(other)}
+    common = sorted(i for i in set(a) & set(b) if games is None or i < games)
+    if len(common) < 2:
+        raise ValueError(f"{path} and {other} have {len(common)} game(s) in common: a paired difference needs 2")
+    shares = np.array([a[i].win_share for i in common])
+    other_shares = np.array([b[i].win_share for i in common])
+    diff = shares - other_shares
+    se = diff.std(axis=0, ddof=1) / math.sqrt(len(common))
+    positions = []
+    for k, name in enumerate(mine["agents"]):
+        d = float(diff[:, k].mean())
+        positions.append(
+            {
+                "agent": name,
+                "other_agent": theirs["agents"][k],
+                "win_rate": float(shares[:, k].mean()),
+                "other_win_rate": float(other_shares[:, k].mean()),
+                "difference": d,
+                "se": float(se[k]),
+                "difference_ci95": [d - 1.96 * float(se[k]), d + 1.96 * float(se[k])],
+            }
+        )
+    return {
+        "other": str(other),
+        "games": len(common),
+        "games_differing": int(np.any(diff != 0, axis=1).sum()),
+        "positions": positions,
+    }
+
+
+def format_paired(paired: dict[str, Any]) -> str:
+    lines = [
+        f"paired with {paired['other']}, the same {paired['games']} games ({paired['games_differing']} with "
+        "another outcome):",
+        f"{'position':<9}{'agent':<24}{'win rate':>9}  {'its agent there':<24}{'win rate':>9}  "
+        "difference (paired SE)  95% CI",
+    ]
+    for k, p in enumerate(paired["positions"]):
+        lo, hi = p["difference_ci95"]
+        lines.append(
+            f"{k:<9}{p['agent'][:23]:<24}{p['win_rate']:>9.3f}  {p['other_agent'][:23]:<24}{p['other_win_rate']:>9.3f}  "
+            f"{p['difference']:+.3f} ({p['se']:.3f}){'':<9}[{lo:+.3f}, {hi:+.3f}]"
+        )
+    return "\n".join(lines)
+
+
 def read_records(path: str | Path) -> list[GameRecord]:
     """The games of a records file (`evaluate(records=...)`), in index order."""
     path = Path(path)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from skyjo_env.engine import Rules
-from train.evaluate import evaluate, play_game, wilson_interval, worker_pool
+from train.evaluate import check_pairable, evaluate, paired_difference, play_game, wilson_interval, worker_pool
 
 
 def skyjo(*args: str) -> subprocess.CompletedProcess:
@@ -168,3 +168,67 @@ def test_the_eval_workers_run_numpys_blas_on_one_thread():
     # products several times slower (a mean of 5 worlds a move at 50 ms instead of 34: benchmarks/search_worlds.py)
     with worker_pool(2) as pool:
         assert pool.map(_blas_threads, range(2)) == [[1], [1]]
+
+
+def test_a_paired_difference_is_the_mean_of_the_per_game_differences_on_the_same_deals(tmp_path):
+    new, old = tmp_path / "new.jsonl", tmp_path / "old.jsonl"
+    evaluate(["expert", "random"], games=12, seed=3, workers=1, progress=False, records=new)
+    evaluate(["random", "random"], games=10, seed=3, workers=1, progress=False, records=old)
+    paired = paired_difference(new, old)
+    a = {json.loads(line)["index"]: json.loads(line)["win_share"] for line in new.read_text().splitlines()[1:]}
+    b = {json.loads(line)["index"]: json.loads(line)["win_share"] for line in old.read_text().splitlines()[1:]}
+    diff = np.array([a[i][0] - b[i][0] for i in range(10)])  # the 10 games both hold
+    assert paired["games"] == 10
+    first = paired["positions"][0]
+    assert (first["agent"], first["other_agent"]) == ("expert", "random")
+    assert first["difference"] == pytest.approx(diff.mean())
+    assert first["se"] == pytest.approx(diff.std(ddof=1) / np.sqrt(10))
+    assert first["win_rate"] == pytest.approx(np.mean([a[i][0] for i in range(10)]))
+    assert paired["games_differing"] == sum(a[i] != b[i] for i in range(10))
+    assert paired_difference(new, old, games=4)["games"] == 4
+    with pytest.raises(ValueError, match="1 game"):
+        paired_difference(new, old, games=1)
+
+
+def test_a_run_pairs_only_with_games_of_its_seed_and_rules(tmp_path):
+    seed3, seed4 = tmp_path / "seed3.jsonl", tmp_path / "seed4.jsonl"
+    evaluate(["greedy", "random"], games=2, seed=3, workers=1, progress=False, records=seed3)
+    evaluate(["greedy", "random"], games=2, seed=4, workers=1, progress=False, records=seed4)
+    with pytest.raises(ValueError, match="holds games of seed 4, this run is seed 3"):
+        paired_difference(seed3, seed4)
+    with pytest.raises(ValueError, match="other rules"):
+        check_pairable(seed3, 3, Rules(num_players=2, target_score=50))
+    report = tmp_path / "report.json"
+    report.write_text("{}")
+    with pytest.raises(ValueError, match="not a records file"):
+        paired_difference(seed3, report)
+    with pytest.raises(FileNotFoundError, match="records file not found"):
+        paired_difference(seed3, tmp_path / "missing.jsonl")
+
+
+def test_cli_eval_paired_prints_and_writes_the_difference(tmp_path):
+    old, new, out = tmp_path / "old.jsonl", tmp_path / "new.jsonl", tmp_path / "report.json"
+    common = ["--games", "6", "--seed", "1", "--workers", "1", "--no-progress"]
+    assert skyjo("eval", "random", "random", *common, "--records", str(old)).returncode == 0
+    done = skyjo("eval", "greedy", "random", *common, "--records", str(new), "--paired", str(old), "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert f"paired with {old}, the same 6 games" in done.stdout
+    report = json.loads(out.read_text())
+    assert report["paired"] == paired_difference(new, old)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "give --records too"),
+        (["--records", "NEW", "--seed", "2"], "holds games of seed 1, this run is seed 2"),
+        (["--records", "NEW", "--rules", "target_score=50"], "other rules than this run's"),
+    ],
+)
+def test_cli_eval_paired_refuses_before_playing_a_game(tmp_path, extra, message):
+    old, new = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
+    evaluate(["random", "random"], games=2, seed=1, workers=1, progress=False, records=old)
+    extra = [str(new) if a == "NEW" else a for a in extra]
+    done = skyjo("eval", "greedy", "random", "--games", "2", "--seed", "1", "--paired", str(old), *extra)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    assert not new.exists()
