@@ -154,11 +154,8 @@ def _records_file(
     header = {"agents": list(agent_names), "seed": seed, "rules": asdict(rules)}
     done: dict[int, GameRecord] = {}
     if path.exists() and path.stat().st_size:
+        found = read_header(path)
         lines = path.read_text().splitlines()
-        try:
-            found = json.loads(lines[0])
-        except json.JSONDecodeError:
-            raise ValueError(f"{path}: not a records file of skyjo eval (its first line is not JSON)") from None
         if found != header:
             raise ValueError(
                 f"{path} holds games of another run ({found.get('agents')}, seed {found.get('seed')}); "

@@ -131,6 +131,11 @@ def test_a_records_file_of_another_run_is_refused(tmp_path):
     with pytest.raises(ValueError, match="holds games of another run"):
         evaluate(["greedy", "random"], games=2, seed=6, workers=1, progress=False, records=path)
     assert path.read_text() == before
+    report = tmp_path / "report.txt"
+    report.write_text("2 games, seed 5\n")
+    with pytest.raises(ValueError, match="not a records file of skyjo eval"):
+        evaluate(["greedy", "random"], games=2, seed=5, workers=1, progress=False, records=report)
+    assert report.read_text() == "2 games, seed 5\n"
 
 
 def test_the_report_gives_each_agents_time_per_move(tmp_path):
