@@ -191,6 +191,8 @@ def test_a_paired_difference_is_the_mean_of_the_per_game_differences_on_the_same
     assert first["win_rate"] == pytest.approx(np.mean([a[i][0] for i in range(10)]))
     assert paired["games_differing"] == sum(a[i] != b[i] for i in range(10))
     assert paired_difference(new, old, games=4)["games"] == 4
+    itself = paired_difference(new, new)
+    assert itself["games_differing"] == 0 and {(p["difference"], p["se"]) for p in itself["positions"]} == {(0.0, 0.0)}
     with pytest.raises(ValueError, match="1 game"):
         paired_difference(new, old, games=1)
 
