@@ -5,8 +5,8 @@ in seat (i + g) mod N); every game and every bot is seeded from --seed, so a run
 replays exactly. Games are spread over worker processes. A shared win counts 1/k.
 
 `--records NEW --paired OLD` compares two runs of the same seed and rules game by game: game k of
-both is the same deal with the same seat order, so the difference of an agent's win rates there has
-a far smaller error than either run's interval (`train.evaluate.paired_difference`).
+both is the same deal with the same seat order, so the difference of an agent's win rates comes only
+from the games that went otherwise, and its error is often far below either run's interval.
 """
 
 from __future__ import annotations
