@@ -9,9 +9,9 @@ Two steps, the first resumable (a chunk whose file exists is not played again):
    other seat drawn from the opponent mix (`--opponents`, default `expert`, the network alone and
    `greedy`). At each of the search seat's decisions with a choice, the row holds its observation,
    its action mask, the network's move, the move played, whether it was searched, and the searched
-   value the best other move gained over the network's (with its standard error). Searched rows are
-   all kept; of the decisions played without a search (the network sure of its move), `--anchors`
-   of them. Rows go to `RUN/data/chunk_NNNN.npz`, one file per chunk, written whole.
+   value the best other move gained over the network's (with its standard error), and every searched
+   candidate's (`COLUMNS`: `gains`, `errors`). Searched rows are all kept; of the decisions played
+   without a search (the network sure of its move), `--anchors` of them. Rows go to `RUN/data/chunk_NNNN.npz`, one file per chunk, written whole.
 2. **Fit** (`fit`): from the search's network, the actor alone is trained towards a target made
    of the network's own probabilities over the legal moves (so it keeps what the search did not
    change), moved by the search (`--target`): `soft` (the default) splits, at every searched row,
@@ -57,7 +57,9 @@ DEFAULT_OPPONENTS = {"expert": 0.45, "ppo": 0.4, "greedy": 0.15}
 DEFAULT_PLAYERS = {2: 3.0, 3: 1.0, 4: 1.0, 5: 0.5, 6: 1.0, 7: 0.5, 8: 1.0}
 #: What a row's target is (`targets`).
 TARGETS = ("switch", "soft")
-#: A row's columns and their types.
+#: A row's columns and their types. `gains` and `errors` are 26 wide: every searched candidate's value
+#: minus the network's move's and its standard error, NaN for a move not searched (all NaN in a row
+#: played without a search); `alternative`, `gain` and `error` are the best other candidate's.
 COLUMNS: dict[str, type] = {
     "observations": np.float32,
     "masks": bool,
@@ -67,6 +69,8 @@ COLUMNS: dict[str, type] = {
     "alternative": np.int8,
     "gain": np.float32,
     "error": np.float32,
+    "gains": np.float32,
+    "errors": np.float32,
     "players": np.int8,
     "game": np.int32,
 }
@@ -141,12 +145,15 @@ def play_chunk(
             found = bot.last
             if found is not None or rng.random() < anchors:
                 network_move, alternative, gain, error = action, -1, 0.0, 0.0
+                gains, errors = np.full(26, np.nan), np.full(26, np.nan)
                 if found is not None:
                     network_move = found.network_move
                     base = found.values[found.candidates.index(network_move)]
                     others = [-np.inf if c == network_move else v for c, v in zip(found.candidates, found.values)]
                     best = int(np.argmax(others))
                     alternative, gain, error = found.candidates[best], found.values[best] - base, found.errors[best]
+                    gains[found.candidates] = np.asarray(found.values) - base
+                    errors[found.candidates] = found.errors
                 values = (
                     observation,
                     mask,
@@ -156,6 +163,8 @@ def play_chunk(
                     alternative,
                     gain,
                     error,
+                    gains,
+                    errors,
                     n,
                     number,
                 )
@@ -165,7 +174,8 @@ def play_chunk(
             state = game.state
     out: dict[str, np.ndarray] = {c: np.asarray(rows[c], dtype=dtype) for c, dtype in COLUMNS.items()}
     out["observations"] = out["observations"].reshape(-1, bot.network.observation_size)
-    out["masks"] = out["masks"].reshape(-1, 26)
+    for wide in ("masks", "gains", "errors"):
+        out[wide] = out[wide].reshape(-1, 26)
     return out
 
 
@@ -248,11 +258,26 @@ def load_chunks(*folders: Path) -> dict[str, np.ndarray]:
         first = len(parts)
         for path in paths:
             with np.load(path, allow_pickle=False) as f:
-                parts.append({c: f[c] for c in COLUMNS})
+                parts.append(_with_every_gain({c: f[c] for c in COLUMNS if c in f.files}))
         for part in parts[first:]:
             part["game"] = part["game"] + offset
         offset = max(int(part["game"].max(initial=-1)) for part in parts) + 1
     return {c: np.concatenate([p[c] for p in parts]) for c in COLUMNS}
+
+
+def _with_every_gain(part: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A chunk written before the `gains` and `errors` columns: those columns made of what it has, the
+    best other candidate's gain and error and the network's move's 0 (its searched rows only)."""
+    if "gains" in part:
+        return part
+    n = len(part["played"])
+    gains, errors = np.full((n, 26), np.nan, np.float32), np.full((n, 26), np.nan, np.float32)
+    rows = np.flatnonzero(part["searched"])
+    gains[rows, part["network_move"][rows]] = errors[rows, part["network_move"][rows]] = 0.0
+    known = rows[part["alternative"][rows] >= 0]
+    gains[known, part["alternative"][known]] = part["gain"][known]
+    errors[known, part["alternative"][known]] = part["error"][known]
+    return {**part, "gains": gains, "errors": errors}
 
 
 def torch_policy(network: PolicyNetwork, learning_rate: float = 1e-4) -> Any:

@@ -60,7 +60,7 @@ def test_the_network_move_is_the_networks_and_a_switch_is_the_better_alternative
 def test_a_chunk_replays_bit_for_bit_with_a_budget_of_worlds(chunk):
     again = play_chunk(SEARCH, chunk=0, games=1, seed=3, players={2: 1.0}, opponents={"expert": 1.0}, anchors=0.0)
     for column in COLUMNS:
-        assert np.array_equal(again[column], chunk[column]), column
+        assert np.array_equal(again[column], chunk[column], equal_nan=True), column
 
 
 def test_the_network_sure_of_its_move_keeps_a_share_of_its_decisions_as_anchors():
@@ -227,3 +227,30 @@ def test_the_fit_adds_the_chunks_of_included_runs_and_refuses_a_run_without_any(
     with pytest.raises(SystemExit):
         main([*argv[:4], "--include", str(tmp_path / "none"), *common])
     assert "no chunks in" in capsys.readouterr().err
+
+
+def test_every_searched_candidates_gain_is_kept_and_the_best_other_is_the_alternative(chunk):
+    gains, errors, rows = chunk["gains"], chunk["errors"], np.arange(len(chunk["played"]))
+    assert gains.shape == errors.shape == (len(rows), 26)
+    searched = np.isfinite(gains)
+    assert (searched.sum(axis=1) >= 2).all() and chunk["masks"][searched].all(), "candidates are legal moves"
+    assert (gains[rows, chunk["network_move"]] == 0).all(), "a gain is over the network's move"
+    known = chunk["alternative"] >= 0
+    assert np.array_equal(gains[rows[known], chunk["alternative"][known]], chunk["gain"][known])
+    assert np.array_equal(errors[rows[known], chunk["alternative"][known]], chunk["error"][known])
+    others = np.where(searched, gains, -np.inf)
+    others[rows, chunk["network_move"]] = -np.inf
+    assert np.array_equal(others[known].max(axis=1), chunk["gain"][known]), "the alternative is the best other"
+
+
+def test_chunks_written_before_every_gain_was_kept_still_load(tmp_path, chunk):
+    old = {c: v for c, v in chunk.items() if c not in ("gains", "errors")}
+    (tmp_path / "data").mkdir()
+    np.savez(tmp_path / "data" / "chunk_0000.npz", **old)
+    loaded = load_chunks(tmp_path / "data")
+    rows = np.arange(len(chunk["played"]))
+    assert set(loaded) == set(COLUMNS) and loaded["gains"].shape == (len(rows), 26)
+    known = chunk["alternative"] >= 0
+    assert np.array_equal(loaded["gains"][rows[known], chunk["alternative"][known]], chunk["gain"][known])
+    assert (loaded["gains"][rows, chunk["network_move"]] == 0).all()
+    assert np.isfinite(loaded["gains"]).sum(axis=1).max() <= 2, "only what an old chunk knew"
