@@ -11,7 +11,8 @@ Two steps, the first resumable (a chunk whose file exists is not played again):
    its action mask, the network's move, the move played, whether it was searched, and the searched
    value the best other move gained over the network's (with its standard error), and every searched
    candidate's (`COLUMNS`: `gains`, `errors`). Searched rows are all kept; of the decisions played
-   without a search (the network sure of its move), `--anchors` of them. Rows go to `RUN/data/chunk_NNNN.npz`, one file per chunk, written whole.
+   without a search (the network sure of its move), `--anchors` of them. Rows go to
+   `RUN/data/chunk_NNNN.npz`, one file per chunk, written whole.
 2. **Fit** (`fit`): from the search's network, the actor alone is trained towards a target made
    of the network's own probabilities over the legal moves (so it keeps what the search did not
    change), moved by the search (`--target`): `soft` (the default) splits, at every searched row,
@@ -267,12 +268,13 @@ def load_chunks(*folders: Path) -> dict[str, np.ndarray]:
 
 def _with_every_gain(part: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """A chunk written before the `gains` and `errors` columns: those columns made of what it has, the
-    best other candidate's gain and error and the network's move's 0 (its searched rows only)."""
+    best other candidate's gain and error and the network's move's 0 (in the rows whose search found
+    values; a search that found none is all NaN, as `play_chunk` writes it)."""
     if "gains" in part:
         return part
     n = len(part["played"])
     gains, errors = np.full((n, 26), np.nan, np.float32), np.full((n, 26), np.nan, np.float32)
-    rows = np.flatnonzero(part["searched"])
+    rows = np.flatnonzero(part["searched"] & np.isfinite(part["gain"]))
     gains[rows, part["network_move"][rows]] = errors[rows, part["network_move"][rows]] = 0.0
     known = rows[part["alternative"][rows] >= 0]
     gains[known, part["alternative"][known]] = part["gain"][known]

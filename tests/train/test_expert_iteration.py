@@ -244,13 +244,16 @@ def test_every_searched_candidates_gain_is_kept_and_the_best_other_is_the_altern
 
 
 def test_chunks_written_before_every_gain_was_kept_still_load(tmp_path, chunk):
-    old = {c: v for c, v in chunk.items() if c not in ("gains", "errors")}
+    old = {c: v.copy() for c, v in chunk.items() if c not in ("gains", "errors")}
+    old["gain"][0] = old["error"][0] = np.nan  # a search that found no values before its deadline
     (tmp_path / "data").mkdir()
     np.savez(tmp_path / "data" / "chunk_0000.npz", **old)
     loaded = load_chunks(tmp_path / "data")
     rows = np.arange(len(chunk["played"]))
     assert set(loaded) == set(COLUMNS) and loaded["gains"].shape == (len(rows), 26)
     known = chunk["alternative"] >= 0
+    known[0] = False
     assert np.array_equal(loaded["gains"][rows[known], chunk["alternative"][known]], chunk["gain"][known])
-    assert (loaded["gains"][rows, chunk["network_move"]] == 0).all()
+    assert (loaded["gains"][rows[1:], chunk["network_move"][1:]] == 0).all()
+    assert np.isnan(loaded["gains"][0]).all(), "no values: no gains, as a new chunk writes it"
     assert np.isfinite(loaded["gains"]).sum(axis=1).max() <= 2, "only what an old chunk knew"
