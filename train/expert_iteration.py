@@ -17,8 +17,9 @@ Two steps, the first resumable (a chunk whose file exists is not played again):
    of the network's own probabilities over the legal moves (so it keeps what the search did not
    change), moved by the search (`--target`): `soft` (the default) splits, at every searched row,
    the probability of the network's move and of the best other move by the chance that the other
-   is better, Phi(gain / error); `switch` puts it all on the search's move where the search played
-   another than the network's (weight `--switch-weight`). Chunks of earlier runs can be added
+   is better, Phi(gain / error); `best` splits the probability of every searched candidate by its
+   chance of being the best of them (`best_chances`); `switch` puts it all on the search's move where
+   the search played another than the network's (weight `--switch-weight`). Chunks of earlier runs can be added
    (`--include`). Every twentieth game is held out, to say how often the new network plays the
    search's move where the search switched, and how often its old move elsewhere. The result is
    written as a policy file (`agents.model_file`); its `info["expert_iteration"]` lists each step that
@@ -57,7 +58,9 @@ DEFAULT_OPPONENTS = {"expert": 0.45, "ppo": 0.4, "greedy": 0.15}
 #: Table sizes and their chances, by default: 2 players most, every other size a little.
 DEFAULT_PLAYERS = {2: 3.0, 3: 1.0, 4: 1.0, 5: 0.5, 6: 1.0, 7: 0.5, 8: 1.0}
 #: What a row's target is (`targets`).
-TARGETS = ("switch", "soft")
+TARGETS = ("switch", "soft", "best")
+#: Draws of the searched values per row for the `best` target's chances (`best_chances`).
+BEST_DRAWS = 4096
 #: A row's columns and their types. `gains` and `errors` are 26 wide: every searched candidate's value
 #: minus the network's move's and its standard error, NaN for a move not searched (all NaN in a row
 #: played without a search); `alternative`, `gain` and `error` are the best other candidate's.
@@ -322,7 +325,41 @@ def probabilities(network: PolicyNetwork, rows: Mapping[str, np.ndarray], batch:
     return out
 
 
-def targets(probs: np.ndarray, rows: Mapping[str, np.ndarray], kind: str = "switch") -> np.ndarray:
+def best_chances(
+    gains: np.ndarray, errors: np.ndarray, network_move: np.ndarray, seed: int = 0, draws: int = BEST_DRAWS
+) -> np.ndarray:
+    """Each row's chance that each searched candidate is the best of them, (rows, 26) float32: the
+    candidates' values drawn `draws` times from their normal approximations, each candidate's value
+    gain + error * N(0, 1) (the network's move at its 0), and the share of draws each is the highest
+    in (an exact tie, of values with no error, shared evenly). A move not searched (its gain or error
+    NaN) gets 0.
+    Seeded: the same rows and seed give the same chances.
+
+    >>> gains = np.full((1, 26), np.nan); errors = np.full((1, 26), np.nan)
+    >>> gains[0, [3, 5, 7]] = [0.0, 2.0, -9.0]; errors[0, [3, 5, 7]] = [0.0, 1e-9, 1.0]
+    >>> best_chances(gains, errors, np.array([3]))[0, [3, 5, 7]].tolist()
+    [0.0, 1.0, 0.0]
+    """
+    rng = np.random.default_rng(seed)
+    out = np.zeros(gains.shape, dtype=np.float32)
+    searched = np.isfinite(gains) & np.isfinite(errors)
+    width = int(searched.sum(axis=1).max(initial=0))
+    for start in range(0, len(gains), 256):
+        part = slice(start, start + 256)
+        order = np.argsort(~searched[part], axis=1, kind="stable")[:, :width]  # the candidates first
+        real = np.take_along_axis(searched[part], order, axis=1)
+        mean = np.where(real, np.take_along_axis(gains[part], order, axis=1), -np.inf)
+        sd = np.where(real, np.take_along_axis(errors[part], order, axis=1), 0.0)
+        mine = order == network_move[part, None]
+        mean[mine], sd[mine] = 0.0, 0.0
+        values = mean[:, None, :] + sd[:, None, :] * rng.standard_normal((len(order), draws, width))
+        top = values == values.max(axis=2, keepdims=True)
+        wins = (top / top.sum(axis=2, keepdims=True)).mean(axis=1)
+        np.put_along_axis(out[part], order, np.where(real, wins, 0.0).astype(np.float32), axis=1)
+    return out
+
+
+def targets(probs: np.ndarray, rows: Mapping[str, np.ndarray], kind: str = "switch", seed: int = 0) -> np.ndarray:
     """Each row's target over the 26 actions, from the network's own probabilities `probs`
     (`probabilities`) over the legal moves.
 
@@ -331,6 +368,9 @@ def targets(probs: np.ndarray, rows: Mapping[str, np.ndarray], kind: str = "swit
     split by the chance that the best other move is the better one, Phi(gain / error) (the searched
     values' normal approximation; the search itself switches only beyond `z` errors). A search that
     ran out of time before its first world found no values (NaN): its row keeps the network's.
+    `kind="best"`: at every searched row, the probability all the searched candidates hold between
+    them is split by each one's chance of being the best of them (`best_chances`, from every
+    candidate's gain and error, `gains` and `errors`); with two candidates that is `soft`'s split.
     """
     if kind not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {kind!r}")
@@ -340,6 +380,14 @@ def targets(probs: np.ndarray, rows: Mapping[str, np.ndarray], kind: str = "swit
         switched = np.flatnonzero(played != rows["network_move"])
         out[switched] = 0.0
         out[switched, played[switched]] = 1.0
+        return out
+    if kind == "best":
+        network_move = rows["network_move"].astype(np.int64)
+        known = np.flatnonzero(rows["searched"] & np.isfinite(rows["gains"][np.arange(len(played)), network_move]))
+        searched = np.isfinite(rows["gains"][known]) & np.isfinite(rows["errors"][known])
+        chances = best_chances(rows["gains"][known], rows["errors"][known], network_move[known], seed)
+        mass = np.where(searched, out[known], 0.0).sum(axis=1, keepdims=True)
+        out[known] = np.where(searched, mass * chances, out[known])
         return out
     idx = np.flatnonzero(rows["searched"] & np.isfinite(rows["gain"]) & np.isfinite(rows["error"]))
     a, b = rows["network_move"][idx].astype(np.int64), rows["alternative"][idx].astype(np.int64)
@@ -376,7 +424,7 @@ def fit(
 
     torch.manual_seed(seed)
     old = probabilities(network, rows)
-    target = targets(old, rows, target_kind)
+    target = targets(old, rows, target_kind, seed)
     switched = rows["played"] != rows["network_move"]
     weight = np.where(switched, switch_weight, 1.0).astype(np.float32)
     held = rows["game"] % held_out_every == held_out_every - 1

@@ -9,6 +9,7 @@ from agents import make as make_agent
 from agents.model_file import load_policy
 from train.expert_iteration import (
     COLUMNS,
+    best_chances,
     load_chunks,
     main,
     parse_weights,
@@ -101,6 +102,56 @@ def test_soft_targets_split_the_two_candidates_mass_by_the_chance_the_alternativ
     assert np.allclose(soft.sum(axis=1), 1.0, atol=1e-6)
     with pytest.raises(ValueError, match="target must be one of"):
         targets(base, rows, "hard")
+
+
+def _candidates(gains: list[float], errors: list[float], moves=(3, 5, 7, 9)) -> tuple[np.ndarray, np.ndarray]:
+    g, e = np.full((1, 26), np.nan), np.full((1, 26), np.nan)
+    g[0, list(moves[: len(gains)])], e[0, list(moves[: len(gains)])] = gains, errors
+    return g, e
+
+
+def test_best_chances_are_each_candidates_chance_of_the_highest_searched_value():
+    net = np.array([3])
+    # two candidates: the chance the other is better, Phi(gain / error)
+    for gain, phi in [(0.0, 0.5), (1.0, 0.8413), (-2.0, 0.0228)]:
+        chances = best_chances(*_candidates([0.0, gain], [0.0, 1.0]), net)
+        assert chances[0, 5] == pytest.approx(phi, abs=0.02) and chances[0, 3] == pytest.approx(1 - phi, abs=0.02)
+    # three: two level alternatives far above the network's move share the mass; an exact tie is shared too
+    level = best_chances(*_candidates([0.0, 50.0, 50.0], [0.0, 1.0, 1.0]), net)[0]
+    assert level[3] == 0 and level[5] == pytest.approx(0.5, abs=0.03) and level[5] + level[7] == pytest.approx(1)
+    assert best_chances(*_candidates([0.0, 0.0], [0.0, 0.0]), net)[0, [3, 5]].tolist() == [0.5, 0.5]
+    # four, all level with the network's move within their errors: each a share, the unsearched none
+    four = best_chances(*_candidates([0.0, 0.1, -0.1, 0.0], [0.0, 1.0, 1.0, 1.0]), net)[0]
+    assert (
+        four.sum() == pytest.approx(1.0)
+        and (four[[3, 5, 7, 9]] > 0.1).all()
+        and (np.delete(four, [3, 5, 7, 9]) == 0).all()
+    )
+    # the network's move need not be the first searched move; the same seed gives the same chances
+    g, e = _candidates([1.0, 0.0, -1.0], [0.5, 0.0, 0.5])
+    assert best_chances(g, e, np.array([5]), seed=4).tolist() == best_chances(g, e, np.array([5]), seed=4).tolist()
+    assert best_chances(g, e, np.array([5]))[0, 3] == pytest.approx(0.977, abs=0.01)
+
+
+def test_best_targets_split_the_searched_candidates_mass_by_their_chances_of_being_best(chunk, network):
+    rows = {c: chunk[c].copy() for c in COLUMNS}
+    base = probabilities(network, rows)
+    soft, best = targets(base, rows, "soft"), targets(base, rows, "best", seed=1)
+    # the chunk's search compares two candidates: the same split as soft's, up to the draws' noise
+    assert np.abs(best - soft).max() < 0.03 and np.allclose(best.sum(axis=1), 1.0, atol=1e-5)
+    # a third candidate far better than the others takes all their mass; a row without values keeps the network's
+    r = int(np.argmax(chunk["masks"].sum(axis=1) > np.isfinite(chunk["gains"]).sum(axis=1)))
+    third = next(int(m) for m in np.flatnonzero(chunk["masks"][r]) if np.isnan(rows["gains"][r, m]))
+    rows["gains"][r, third], rows["errors"][r, third] = 100.0, 1.0
+    none = (r + 1) % len(base)
+    rows["gains"][none], rows["errors"][none] = np.nan, np.nan
+    best = targets(base, rows, "best")
+    searched = np.isfinite(chunk["gains"][r])
+    assert best[r, third] == pytest.approx(base[r, searched].sum() + base[r, third], abs=1e-6)
+    assert (best[r, searched] == 0).all() and np.array_equal(best[none], base[none])
+    others = ~searched
+    others[third] = False
+    assert np.array_equal(best[r, others], base[r, others]), "a move not searched keeps its probability"
 
 
 def test_fit_teaches_the_switches_and_keeps_the_rest(chunk, network):
