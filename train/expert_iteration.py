@@ -18,7 +18,8 @@ Two steps, the first resumable (a chunk whose file exists is not played again):
    change), moved by the search (`--target`): `soft` (the default) splits, at every searched row,
    the probability of the network's move and of the best other move by the chance that the other
    is better, Phi(gain / error); `best` splits the probability of every searched candidate by its
-   chance of being the best of them (`best_chances`); `switch` puts it all on the search's move where
+   chance of being the best of them (`best_chances`), `weighted` in proportion to its probability
+   times that chance; `switch` puts it all on the search's move where
    the search played another than the network's (weight `--switch-weight`). Chunks of earlier runs can be added
    (`--include`). Every twentieth game is held out, to say how often the new network plays the
    search's move where the search switched, and how often its old move elsewhere. The result is
@@ -58,7 +59,7 @@ DEFAULT_OPPONENTS = {"expert": 0.45, "ppo": 0.4, "greedy": 0.15}
 #: Table sizes and their chances, by default: 2 players most, every other size a little.
 DEFAULT_PLAYERS = {2: 3.0, 3: 1.0, 4: 1.0, 5: 0.5, 6: 1.0, 7: 0.5, 8: 1.0}
 #: What a row's target is (`targets`).
-TARGETS = ("switch", "soft", "best")
+TARGETS = ("switch", "soft", "best", "weighted")
 #: Draws of the searched values per row for the `best` target's chances (`best_chances`).
 BEST_DRAWS = 4096
 #: A row's columns and their types. `gains` and `errors` are 26 wide: every searched candidate's value
@@ -330,7 +331,7 @@ def best_chances(
 ) -> np.ndarray:
     """Each row's chance that each searched candidate is the best of them, (rows, 26) float32: the
     candidates' values drawn `draws` times from their normal approximations, each candidate's value
-    gain + error * N(0, 1) (the network's move at its 0), and the share of draws each is the highest
+    gain + error * N(0, 1), independently (the network's move at its 0), and the share of draws each is the highest
     in (an exact tie, of values with no error, shared evenly). A move not searched (its gain or error
     NaN) gets 0.
     Seeded: the same rows and seed give the same chances.
@@ -370,7 +371,11 @@ def targets(probs: np.ndarray, rows: Mapping[str, np.ndarray], kind: str = "swit
     ran out of time before its first world found no values (NaN): its row keeps the network's.
     `kind="best"`: at every searched row, the probability all the searched candidates hold between
     them is split by each one's chance of being the best of them (`best_chances`, from every
-    candidate's gain and error, `gains` and `errors`); with two candidates that is `soft`'s split.
+    candidate's gain and error, `gains` and `errors`; `seed` seeds its draws); with two candidates that
+    is `soft`'s split, up to the draws' noise. `kind="weighted"`: the same mass split in proportion to
+    each candidate's probability times its chance of being the best, so that where the search cannot
+    tell the candidates apart (equal chances) the network's probabilities stay, and where it can the
+    best one takes the mass.
     """
     if kind not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {kind!r}")
@@ -381,12 +386,15 @@ def targets(probs: np.ndarray, rows: Mapping[str, np.ndarray], kind: str = "swit
         out[switched] = 0.0
         out[switched, played[switched]] = 1.0
         return out
-    if kind == "best":
+    if kind in ("best", "weighted"):
         network_move = rows["network_move"].astype(np.int64)
         known = np.flatnonzero(rows["searched"] & np.isfinite(rows["gains"][np.arange(len(played)), network_move]))
         searched = np.isfinite(rows["gains"][known]) & np.isfinite(rows["errors"][known])
         chances = best_chances(rows["gains"][known], rows["errors"][known], network_move[known], seed)
         mass = np.where(searched, out[known], 0.0).sum(axis=1, keepdims=True)
+        if kind == "weighted":
+            chances = np.where(searched, out[known], 0.0) * chances
+            chances = chances / np.maximum(chances.sum(axis=1, keepdims=True), 1e-30)
         out[known] = np.where(searched, mass * chances, out[known])
         return out
     idx = np.flatnonzero(rows["searched"] & np.isfinite(rows["gain"]) & np.isfinite(rows["error"]))

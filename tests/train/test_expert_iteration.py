@@ -154,6 +154,24 @@ def test_best_targets_split_the_searched_candidates_mass_by_their_chances_of_bei
     assert np.array_equal(best[r, others], base[r, others]), "a move not searched keeps its probability"
 
 
+def test_weighted_targets_keep_the_networks_probabilities_where_the_search_cannot_tell_the_candidates_apart(
+    chunk, network
+):
+    rows = {c: chunk[c].copy() for c in COLUMNS}
+    base = probabilities(network, rows)
+    r = int(np.argmax(np.isfinite(chunk["gains"]).sum(axis=1) >= 2))
+    searched = np.flatnonzero(np.isfinite(chunk["gains"][r]))
+    # every candidate level with the network's move, exactly: equal chances, the network's split stays
+    rows["gains"][r, searched], rows["errors"][r, searched] = 0.0, 0.0
+    assert np.allclose(targets(base, rows, "weighted")[r], base[r], atol=1e-6)
+    # one other candidate far better: it takes the candidates' mass, as with best
+    other = next(int(m) for m in searched if m != chunk["network_move"][r])
+    rows["gains"][r, other], rows["errors"][r, other] = 100.0, 1.0
+    weighted = targets(base, rows, "weighted")
+    assert weighted[r, other] == pytest.approx(base[r, searched].sum(), abs=1e-6)
+    assert np.allclose(weighted.sum(axis=1), 1.0, atol=1e-5)
+
+
 def test_fit_teaches_the_switches_and_keeps_the_rest(chunk, network):
     from train.expert_iteration import fit
 
