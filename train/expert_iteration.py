@@ -19,8 +19,8 @@ Two steps, the first resumable (a chunk whose file exists is not played again):
    the probability of the network's move and of the best other move by the chance that the other
    is better, Phi(gain / error); `best` splits the probability of every searched candidate by its
    chance of being the best of them (`best_chances`), `weighted` in proportion to its probability
-   times that chance; `switch` puts it all on the search's move where
-   the search played another than the network's (weight `--switch-weight`). Chunks of earlier runs can be added
+   times that chance; `switch` puts it all on the search's move where the search played another
+   than the network's (weight `--switch-weight`). Chunks of earlier runs can be added
    (`--include`). Every twentieth game is held out, to say how often the new network plays the
    search's move where the search switched, and how often its old move elsewhere. The result is
    written as a policy file (`agents.model_file`); its `info["expert_iteration"]` lists each step that
@@ -60,7 +60,7 @@ DEFAULT_OPPONENTS = {"expert": 0.45, "ppo": 0.4, "greedy": 0.15}
 DEFAULT_PLAYERS = {2: 3.0, 3: 1.0, 4: 1.0, 5: 0.5, 6: 1.0, 7: 0.5, 8: 1.0}
 #: What a row's target is (`targets`).
 TARGETS = ("switch", "soft", "best", "weighted")
-#: Draws of the searched values per row for the `best` target's chances (`best_chances`).
+#: Draws of the searched values per row for the `best` and `weighted` targets' chances (`best_chances`).
 BEST_DRAWS = 4096
 #: A row's columns and their types. `gains` and `errors` are 26 wide: every searched candidate's value
 #: minus the network's move's and its standard error, NaN for a move not searched (all NaN in a row
@@ -331,10 +331,9 @@ def best_chances(
 ) -> np.ndarray:
     """Each row's chance that each searched candidate is the best of them, (rows, 26) float32: the
     candidates' values drawn `draws` times from their normal approximations, each candidate's value
-    gain + error * N(0, 1), independently (the network's move at its 0), and the share of draws each is the highest
-    in (an exact tie, of values with no error, shared evenly). A move not searched (its gain or error
-    NaN) gets 0.
-    Seeded: the same rows and seed give the same chances.
+    gain + error * N(0, 1), independently (the network's move at its 0), and the share of draws in
+    which each is the highest (an exact tie, of values with no error, shared evenly). A move not
+    searched (its gain or error NaN) gets 0. Seeded: the same rows and seed give the same chances.
 
     >>> gains = np.full((1, 26), np.nan); errors = np.full((1, 26), np.nan)
     >>> gains[0, [3, 5, 7]] = [0.0, 2.0, -9.0]; errors[0, [3, 5, 7]] = [0.0, 1e-9, 1.0]
@@ -392,9 +391,10 @@ def targets(probs: np.ndarray, rows: Mapping[str, np.ndarray], kind: str = "swit
         searched = np.isfinite(rows["gains"][known]) & np.isfinite(rows["errors"][known])
         chances = best_chances(rows["gains"][known], rows["errors"][known], network_move[known], seed)
         mass = np.where(searched, out[known], 0.0).sum(axis=1, keepdims=True)
-        if kind == "weighted":
-            chances = np.where(searched, out[known], 0.0) * chances
-            chances = chances / np.maximum(chances.sum(axis=1, keepdims=True), 1e-30)
+        if kind == "weighted":  # where every candidate's product is 0 (probabilities underflowed), the chances alone
+            product = np.where(searched, out[known], 0.0) * chances
+            total = product.sum(axis=1, keepdims=True)
+            chances = np.where(total > 0, product / np.where(total > 0, total, 1.0), chances)
         out[known] = np.where(searched, mass * chances, out[known])
         return out
     idx = np.flatnonzero(rows["searched"] & np.isfinite(rows["gain"]) & np.isfinite(rows["error"]))

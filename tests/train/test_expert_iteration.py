@@ -170,6 +170,12 @@ def test_weighted_targets_keep_the_networks_probabilities_where_the_search_canno
     weighted = targets(base, rows, "weighted")
     assert weighted[r, other] == pytest.approx(base[r, searched].sum(), abs=1e-6)
     assert np.allclose(weighted.sum(axis=1), 1.0, atol=1e-5)
+    # a network sure of its move (the others' probabilities 0): the chances alone, nothing lost
+    sure = base.copy()
+    sure[r] = 0.0
+    sure[r, chunk["network_move"][r]] = 1.0
+    assert targets(sure, rows, "weighted")[r].tolist() == targets(sure, rows, "best")[r].tolist()
+    assert targets(sure, rows, "weighted")[r, other] == pytest.approx(1.0)
 
 
 def test_fit_teaches_the_switches_and_keeps_the_rest(chunk, network):
