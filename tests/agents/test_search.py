@@ -23,6 +23,10 @@ from tests.engine.test_worlds import CHI2_14_P001, chi_square
 from tests.helpers import played_state, plays_a_legal_game, shuffle_hidden_information
 from train.value import OUTPUTS, attach_value_head
 
+#: A budget no test reaches, for tests that count the worlds a search played: on a loaded machine
+#: (the suite on 2 workers beside a long evaluation) a 32-world search of 6 candidates took over 10 s.
+NO_DEADLINE_MS = 1e9
+
 
 def _with_random_value_head(seed: int = 0) -> PolicyNetwork:
     """The shipped network with a small random value head (what `python -m train.value` writes, untrained)."""
@@ -106,8 +110,8 @@ def test_with_an_opponent_model_the_other_seats_play_it_in_the_playouts_and_the_
     state = _mid_round(3, 0)
     me = state.current_player
     recorder = _Recorder()
-    bot = SearchBot(worlds=4, batch=4, top=2, z=0, ms=10_000, seed=0, opponents=recorder)
-    network_only = SearchBot(worlds=4, batch=4, top=2, z=0, ms=10_000, seed=0)
+    bot = SearchBot(worlds=4, batch=4, top=2, z=0, ms=NO_DEADLINE_MS, seed=0, opponents=recorder)
+    network_only = SearchBot(worlds=4, batch=4, top=2, z=0, ms=NO_DEADLINE_MS, seed=0)
     view, legal = seat_view(state, me), legal_actions(state)
     result = bot.evaluate(view, legal)
     assert result.chosen in legal and result.extra["worlds"] == 4
@@ -179,7 +183,7 @@ def test_at_a_table_of_three_each_seat_gets_its_own_member_and_plays_it_in_the_p
     library = OpponentLibrary(["network", "recorder"], [None, _Recorder()])
     library.hits = {(me + 1) % 3: np.array([0, 3])}  # the next seat is the recorder's; the other, the network's
     library.counted = {(me + 1) % 3: 3}
-    bot = SearchBot(worlds=4, batch=4, top=2, z=0, ms=10_000, seed=0)
+    bot = SearchBot(worlds=4, batch=4, top=2, z=0, ms=NO_DEADLINE_MS, seed=0)
     bot.opponents = library
     result = bot.evaluate(seat_view(state, me), legal_actions(state))
     assert set(library.bots[1].seats) == {(me + 1) % 3}
@@ -250,7 +254,7 @@ def test_no_peeking_the_real_hidden_cards_change_no_search_result(options):
         assert shuffled.values != state.values or shuffled.draw_pile != state.draw_pile
         results = []
         for real in (state, shuffled):
-            bot = SearchBot(network, ms=10_000, seed=7, **options)
+            bot = SearchBot(network, ms=NO_DEADLINE_MS, seed=7, **options)
             move = bot.act(seat_view(real, real.current_player), legal_actions(real))
             results.append((move, bot.last.candidates, bot.last.values, bot.last.errors))
         assert results[0] == results[1]
@@ -283,7 +287,7 @@ def test_a_batch_the_deadline_interrupts_is_dropped_and_the_network_moves():
 def test_cut_score_scores_the_interrupted_batch_where_it_stands():
     state = _mid_round(4, 0)
     view, legal = seat_view(state, state.current_player), legal_actions(state)
-    slow = SearchBot(leaf="round", worlds=8, top=3, ms=10_000, seed=0, confident=None)
+    slow = SearchBot(leaf="round", worlds=8, top=3, ms=NO_DEADLINE_MS, seed=0, confident=None)
     slow.act(view, legal)
     quick = SearchBot(leaf="round", worlds=8, batch=8, top=3, ms=5, seed=0, cut="score", confident=None)
     quick.act(view, legal)
@@ -294,7 +298,7 @@ def test_cut_score_scores_the_interrupted_batch_where_it_stands():
 def test_the_worlds_are_played_in_doubling_batches_up_to_the_budget():
     state = _mid_round(2, 0)
     view, legal = seat_view(state, state.current_player), legal_actions(state)
-    bot = SearchBot(leaf="round", worlds=20, batch=4, top=2, z=100, ms=10_000, seed=0)  # z: nothing dropped
+    bot = SearchBot(leaf="round", worlds=20, batch=4, top=2, z=100, ms=NO_DEADLINE_MS, seed=0)  # z: nothing dropped
     bot.act(view, legal)
     scores = bot.last.extra["scores"]
     assert bot.last.extra["batches"] == [4, 8, 8]  # doubling, the last cut to the worlds left
@@ -304,14 +308,14 @@ def test_the_worlds_are_played_in_doubling_batches_up_to_the_budget():
 def test_depth_ends_the_round_playouts_early_and_scores_the_table():
     state = _mid_round(3, 0)
     view, legal = seat_view(state, state.current_player), legal_actions(state)
-    bot = SearchBot(leaf="round", depth=3, worlds=8, top=2, ms=10_000, seed=0)
+    bot = SearchBot(leaf="round", depth=3, worlds=8, top=2, ms=NO_DEADLINE_MS, seed=0)
     bot.act(view, legal)
     assert bot.last.depth_reached == 3 and bot.last.extra["worlds"] == 8 and np.isfinite(bot.last.values).all()
 
 
 def test_a_candidate_clearly_worse_than_the_networks_move_is_played_no_more():
     state = _holding_minus_two_beside_a_twelve()
-    bot = SearchBot(leaf="round", worlds=32, top=6, ms=10_000, seed=0, confident=None)
+    bot = SearchBot(leaf="round", worlds=32, top=6, ms=NO_DEADLINE_MS, seed=0, confident=None)
     bot.act(seat_view(state, state.current_player), legal_actions(state))
     result = bot.last
     scores = result.extra["scores"]
@@ -364,7 +368,7 @@ def test_the_search_sees_that_keeping_a_minus_two_beats_discarding_it():
     # Putting the -2 on the 12 is worth about 14 points more than throwing it away (less by the
     # round's end, as the 12 might go later): the playouts must see it.
     state = _holding_minus_two_beside_a_twelve()
-    bot = SearchBot(leaf="round", worlds=16, top=26, z=0, ms=10_000, seed=0, confident=None)
+    bot = SearchBot(leaf="round", worlds=16, top=26, z=0, ms=NO_DEADLINE_MS, seed=0, confident=None)
     bot.act(seat_view(state, state.current_player), legal_actions(state))
     values = dict(zip(bot.last.candidates, bot.last.values))
     discard_moves = [a for a in values if a >= 12]
@@ -375,7 +379,7 @@ def test_objective_win_plays_a_legal_game_and_scores_chances_of_winning():
     bot = SearchBot(worlds=8, top=2, ms=20, seed=3, objective="win")
     assert plays_a_legal_game(bot, seed=3, num_players=3, opponent="expert").is_finished
     state = _mid_round(2, 0)
-    result = SearchBot(worlds=16, top=3, z=0, ms=10_000, seed=0, objective="win").evaluate(
+    result = SearchBot(worlds=16, top=3, z=0, ms=NO_DEADLINE_MS, seed=0, objective="win").evaluate(
         seat_view(state, state.current_player), legal_actions(state)
     )
     assert result.extra["worlds"] == 16 and len(result.values) == 3
@@ -492,8 +496,8 @@ def test_a_decision_the_network_is_sure_of_is_not_searched():
     p = float(weights.max() / weights.sum())  # the network's probability of its move
     assert 0.5 < p < 0.999
     network_move = legal[int(np.argmax(logits))]
-    sure = SearchBot(worlds=8, batch=8, ms=10_000, seed=0, confident=p)
+    sure = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=p)
     assert sure.act(view, legal) == network_move and sure.last is None  # played without a search
-    unsure = SearchBot(worlds=8, batch=8, ms=10_000, seed=0, confident=p + 1e-6)
+    unsure = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=p + 1e-6)
     unsure.act(view, legal)
     assert unsure.last is not None and unsure.last.extra["worlds"] == 8
