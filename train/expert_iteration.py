@@ -391,7 +391,7 @@ def targets(probs: np.ndarray, rows: Mapping[str, np.ndarray], kind: str = "swit
         searched = np.isfinite(rows["gains"][known]) & np.isfinite(rows["errors"][known])
         chances = best_chances(rows["gains"][known], rows["errors"][known], network_move[known], seed)
         mass = np.where(searched, out[known], 0.0).sum(axis=1, keepdims=True)
-        if kind == "weighted":  # where every candidate's product is 0 (probabilities underflowed), the chances alone
+        if kind == "weighted":  # every product 0 (the network sure of a move found worse): the chances alone
             product = np.where(searched, out[known], 0.0) * chances
             total = product.sum(axis=1, keepdims=True)
             chances = np.where(total > 0, product / np.where(total > 0, total, 1.0), chances)
