@@ -249,7 +249,8 @@ def test_readme_test_command_is_the_one_ci_runs():
 
 def slug(heading: str) -> str:
     """A heading's anchor, as MkDocs (Python-Markdown's toc) and GitHub make it for plain headings."""
-    text = re.sub(r"[`*_]", "", heading).strip().lower()
+    spans = re.split(r"(`[^`]*`)", heading)  # a code span's text is kept whole (`ppo_ei`), emphasis marks dropped
+    text = "".join(s[1:-1] if s.startswith("`") else re.sub(r"[*_]", "", s) for s in spans).strip().lower()
     text = re.sub(r"[^\w\s-]", "", text)
     return re.sub(r"[-\s]+", "-", text)
 
