@@ -422,3 +422,19 @@ def test_the_every_size_recipe_runs_a_few_thousand_steps(tmp_path):
     for n in (2, 5, 8):
         plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=n, num_players=n)
     assert set(json.loads((run / "eval.json").read_text())) == {"expert@3", "expert@8"}
+
+
+@pytest.mark.slow  # one rollout of 32,768 steps at every table size: a minute
+@pytest.mark.parametrize("name, shipped", [("ppo_win", "ppo"), ("ppo_ei_ft", "ppo_ei")])
+def test_the_fine_tune_recipes_start_from_their_shipped_network(tmp_path, name, shipped):
+    """configs/ppo_win.yaml and ppo_ei_ft.yaml train a shipped network on: the run's first snapshot
+    plays exactly its moves (the warm start fits the critic alone), and the run ends in a network that
+    plays every table size."""
+    from agents.ppo_bot import shipped_networks
+
+    path = shipped_networks()[shipped]
+    run = _recipe_run(tmp_path, name, init_model=str(path), evaluation={"table_sizes": [2]})
+    first, original = load_policy(run / "pool" / "step000000000000.safetensors"), load_policy(path)
+    assert all(np.array_equal(first.named[k][i], original.named[k][i]) for k in original.named for i in (0, 1))
+    for n in (2, 8):
+        plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=n, num_players=n)
