@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from agents import available as available_bots
+from agents.ppo_bot import shipped_networks
 from agents.registry import is_model_path
 from skyjo_env.engine import Rules
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
@@ -27,6 +28,7 @@ class ConfigError(ValueError):
 POLICIES = ("mlp", "seats")
 BACKENDS = ("sb3", "rllib")
 NO_WARM_START = "none"
+WARM_START_TARGETS = ("move", "policy")
 # vec_env: how the rollout games are stepped.
 VEC_ENVS = {
     "batch": "every game in this process, observations and trained opponents in batches: the fastest",
@@ -136,6 +138,11 @@ class WarmStartConfig:
     epochs: int = _f(4, "passes over the demonstrations")
     learning_rate: float = _f(1e-3, "Adam learning rate of the cloning")
     batch_size: int = _f(512, "decisions per gradient step of the cloning")
+    target: str = _f(
+        "move",
+        "what the clone learns: 'move' (the bot's move) or 'policy' (a network bot's probabilities over the "
+        "legal moves: distillation, for ppo, ppo_ei or ppo_2p)",
+    )
 
     @property
     def enabled(self) -> bool:
@@ -293,6 +300,17 @@ class TrainConfig:
     def _check_warm_start(self) -> None:
         bots = [*available_bots(), NO_WARM_START]
         _require(self.warm_start.bot in bots, f"warm_start.bot must be one of {bots}, got {self.warm_start.bot!r}")
+        _require(
+            self.warm_start.target in WARM_START_TARGETS,
+            f"warm_start.target must be one of {list(WARM_START_TARGETS)}, got {self.warm_start.target!r}",
+        )
+        _require(
+            self.warm_start.target != "policy"
+            or not self.warm_start.enabled
+            or self.warm_start.bot in shipped_networks(),
+            f"warm_start.target: policy distils a network's probabilities: warm_start.bot must be one of "
+            f"{sorted(shipped_networks())}, got {self.warm_start.bot!r}",
+        )
         if self.backend == "sb3" and self.init_model.endswith(".safetensors"):
             _require(
                 self.warm_start.enabled,

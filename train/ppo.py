@@ -379,6 +379,7 @@ def warm_start(model, config: TrainConfig, run_dir: Path, value_only: bool = Fal
         reward=config.env.reward,
         episode=config.env.episode,
         gamma=config.ppo.gamma,
+        probabilities=spec.target == "policy" and not value_only,
     )
     report = clone(
         sb3_target(model),
@@ -389,6 +390,7 @@ def warm_start(model, config: TrainConfig, run_dir: Path, value_only: bool = Fal
         seed=config.seed,
         value_only=value_only,
     )
-    print(f"warm start from {spec.bot}{' (the value only)' if value_only else ''}: {report}")
-    fitted = {"value_only": True} if value_only else {}
+    what = " (the value only)" if value_only else " (its probabilities)" if spec.target == "policy" else ""
+    print(f"warm start from {spec.bot}{what}: {report}")
+    fitted = {"value_only": True} if value_only else {"target": spec.target}
     files.write_json(run_dir / "warm_start.json", {"bot": spec.bot, **fitted, **report.as_dict()})

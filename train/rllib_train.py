@@ -164,7 +164,7 @@ def warm_start(algo: Any, config: TrainConfig, run_dir: Path) -> None:
     spec = config.warm_start
     demos = demonstrations(
         spec.bot, spec.games, config.game_rules(), seed=config.seed, reward=config.env.reward,
-        episode=config.env.episode, gamma=config.ppo.gamma,
+        episode=config.env.episode, gamma=config.ppo.gamma, probabilities=spec.target == "policy",
     )  # fmt: skip
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[config.ppo.activation]
 
@@ -198,8 +198,8 @@ def warm_start(algo: Any, config: TrainConfig, run_dir: Path) -> None:
             update[f"{key}.weight"] = layer.weight.detach().numpy().copy()
             update[f"{key}.bias"] = layer.bias.detach().numpy().copy()
     _set_module_weights(algo, update)
-    print(f"warm start from {spec.bot}: {report}")
-    files.write_json(run_dir / "warm_start.json", {"bot": spec.bot, **report.as_dict()})
+    print(f"warm start from {spec.bot}{' (its probabilities)' if spec.target == 'policy' else ''}: {report}")
+    files.write_json(run_dir / "warm_start.json", {"bot": spec.bot, "target": spec.target, **report.as_dict()})
 
 
 # ------------------------------------------------------------------ run

@@ -8,6 +8,11 @@ negative log-likelihood of the bot's action, plus the value loss against the ret
 that PPO starts from the bot's play *and* a critic that already values it (a random
 critic next to a cloned actor drags the actor away in the first updates).
 
+A network bot (`ppo_ei`, a policy file) can be distilled instead (`demonstrations(...,
+probabilities=True)`): each decision also keeps the bot's probabilities over the legal moves,
+and `clone` fits the cross-entropy against them, not against the one move it played: where a
+network is unsure, its move says little of what it would do (docs/training.md measures both).
+
 Why a short loop of our own rather than the `imitation` library's BC: imitation's BC
 trains `policy.evaluate_actions` without action masks (the bot's demonstrations would be
 fitted against the full 26-way softmax, illegal moves included), it pins its own
@@ -25,6 +30,7 @@ import numpy as np
 
 from agents import make as make_agent
 from skyjo_env.engine import Rules, action_mask
+from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.observation import OBSERVATION_VERSION, encoder
 from skyjo_env.seated import SeatedGame
 
@@ -32,12 +38,14 @@ from skyjo_env.seated import SeatedGame
 @dataclass
 class Demonstrations:
     """The decisions of a bot: observations (D, size) float32, masks (D, 26) bool, actions (D,) int64,
-    returns (D,) float32 (the acting seat's discounted return from that decision on)."""
+    returns (D,) float32 (the acting seat's discounted return from that decision on); with
+    `probabilities` (D, 26) float32, a network bot's probabilities over the legal moves (0 elsewhere)."""
 
     observations: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
     returns: np.ndarray
+    probabilities: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -54,6 +62,7 @@ def demonstrations(
     progress: bool = True,
     weights: Sequence[float] | None = None,
     observation: str = OBSERVATION_VERSION,
+    probabilities: bool = False,
 ) -> Demonstrations:
     """Every decision of `games` seeded games with `bot` in every seat (one bot object per seat).
 
@@ -64,12 +73,18 @@ def demonstrations(
     each episode (`episode="round"`: each round). Memory: one float32 observation a decision
     (496 floats at 2 players in skyjo_v0, 1831 in skyjo_v1; a 2-player game has about 300
     decisions, an 8-player one about 1,500).
+
+    `probabilities`: also record the bot's probabilities over the legal moves (the softmax of its
+    logits over them); the bot must be a network (`view_logits`), else a ValueError.
     """
     tables = dict(rules) if isinstance(rules, Mapping) else {rules.num_players: rules}
     sizes = list(tables)
     p = np.ones(len(sizes)) if weights is None else np.asarray(weights, dtype=np.float64)
     if len(p) != len(sizes) or (p < 0).any() or p.sum() <= 0:
         raise ValueError(f"weights must give each of the {len(sizes)} table sizes a weight >= 0, got {weights}")
+    teacher = getattr(make_agent(bot), "view_logits", None) if probabilities else None
+    if probabilities and not callable(teacher):
+        raise ValueError(f"probabilities=True needs a network bot (one with view_logits), and {bot!r} is not one")
     coders = {n: encoder(observation, n) for n in sizes}
     log = _Log()
     bar = _progress(games, f"warm start: {bot} plays {games} games", progress)
@@ -81,7 +96,7 @@ def demonstrations(
             b.reset(int(rng.integers(2**63)))
         game = SeatedGame(tables[n], bots, reward, episode)
         game.deal(int(rng.integers(2**63)))
-        log.record(game, coders[n])
+        log.record(game, coders[n], teacher)
         if bar is not None:
             bar.update(1)
     if bar is not None:
@@ -91,6 +106,7 @@ def demonstrations(
         masks=np.asarray(log.masks, dtype=bool),
         actions=np.asarray(log.actions, dtype=np.int64),
         returns=discounted_returns(log.seats, log.rewards, log.episode_ends, gamma),
+        probabilities=np.asarray(log.probabilities, dtype=np.float32).reshape(-1, 26) if probabilities else None,
     )
 
 
@@ -104,9 +120,11 @@ class _Log:
     seats: list[int] = field(default_factory=list)
     rewards: list[float] = field(default_factory=list)  # what the decision's seat earned before its next one
     episode_ends: list[bool] = field(default_factory=list)  # the seat's last decision of an episode
+    probabilities: list[np.ndarray] = field(default_factory=list)  # with a teacher: its probabilities
 
-    def record(self, game: SeatedGame, coder: Any) -> None:
-        """Play `game` (bots at every seat) to its end, recording each decision."""
+    def record(self, game: SeatedGame, coder: Any, teacher: Callable[[SeatView], np.ndarray] | None = None) -> None:
+        """Play `game` (bots at every seat) to its end, recording each decision; with `teacher` (a view's
+        26 logits) the softmax of its logits over the legal moves too."""
         state = game.state
         last: list[int | None] = [None] * game.rules.num_players  # each seat's latest decision
 
@@ -119,7 +137,10 @@ class _Log:
             seat = state.current_player
             pay(seat)
             self.observations.append(coder.encode_state(state, seat))
-            self.masks.append(action_mask(state))
+            mask = action_mask(state)
+            self.masks.append(mask)
+            if teacher is not None:
+                self.probabilities.append(_legal_softmax(teacher(seat_view(state, seat)), mask))
             action = game.ask()
             self.actions.append(action)
             self.seats.append(seat)
@@ -133,6 +154,17 @@ class _Log:
                     if decision is not None:
                         self.episode_ends[decision] = True
                 last[:] = [None] * len(last)
+
+
+def _legal_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The softmax of `logits` over the legal actions (`mask`), 0 at the others.
+
+    >>> _legal_softmax(np.array([0.0, 5.0, 0.0]), np.array([True, False, True])).tolist()
+    [0.5, 0.0, 0.5]
+    """
+    shifted = np.where(mask, logits - logits[mask].max(), -np.inf)
+    weights = np.exp(shifted)
+    return (weights / weights.sum()).astype(np.float32)
 
 
 def discounted_returns(seats: list[int], rewards: list[float], episode_ends: list[bool], gamma: float) -> np.ndarray:
@@ -230,7 +262,8 @@ def clone(
     """Train `target` (`sb3_target(model)` for a MaskablePPO model) to play like `demos` for `epochs` passes.
 
     Loss: the masked policy's negative log-likelihood of the bot's action (a log-softmax over the
-    legal actions only) + `value_weight` x the squared error of the value against the return. A
+    legal actions only), or where `demos` has the bot's `probabilities` the cross-entropy against
+    them (distillation), + `value_weight` x the squared error of the value against the return. A
     tenth of the decisions (at least one) is held out to measure the agreement reached. The
     policy's own optimizer (PPO's) is left untouched: the loop has its own Adam.
 
@@ -257,11 +290,16 @@ def clone(
     for _ in range(epochs):
         rng.shuffle(train_idx)
         for start in range(0, len(train_idx), batch_size):
-            obs, actions, masks, returns = _tensors(demos, train_idx[start : start + batch_size], device)
+            batch = train_idx[start : start + batch_size]
+            obs, actions, masks, returns = _tensors(demos, batch, device)
             loss = value_weight * F.mse_loss(target.values(obs), returns)
             if not value_only:
-                log_prob = _masked_log_probs(target, obs, masks).gather(1, actions[:, None]).squeeze(1)
-                loss = loss - log_prob.mean()
+                log_probs = _masked_log_probs(target, obs, masks)
+                if demos.probabilities is None:
+                    loss = loss - log_probs.gather(1, actions[:, None]).squeeze(1).mean()
+                else:  # the illegal moves' -inf times their probability 0 left out
+                    teacher = torch.as_tensor(demos.probabilities[batch], device=device)
+                    loss = loss - (teacher * log_probs.masked_fill(~masks, 0.0)).sum(dim=1).mean()
             descend(optimizer, loss, params)
             if bar is not None:
                 bar.update(1)

@@ -78,6 +78,12 @@ def test_every_field_has_help_text():
         ({"warm_start": {"bot": "genius"}}, "warm_start.bot must be one of"),
         ({"warm_start": {"games": 0}}, "warm_start.games must be at least 1"),
         ({"warm_start": {"epochs": "many"}}, "warm_start.epochs must be int"),
+        ({"warm_start": {"target": "moves"}}, "warm_start.target must be one of ['move', 'policy'], got 'moves'"),
+        (
+            {"warm_start": {"bot": "expert", "target": "policy"}},
+            "warm_start.target: policy distils a network's probabilities: warm_start.bot must be one of "
+            "['ppo', 'ppo_2p', 'ppo_ei'], got 'expert'",
+        ),
         ({"league": {"schedule": [{"learning_rate": 0.1}]}}, "league.schedule[0] needs from_step"),
         ({"league": {"schedule": [{"from_step": 5, "gamma": 0.9}]}}, "league.schedule[0]: unknown key(s) ['gamma']"),
         (

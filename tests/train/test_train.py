@@ -139,6 +139,18 @@ def test_a_new_run_can_start_from_a_policy_files_actor(tiny_run, tmp_path):
         _new_run_model(config, run, build_vec_env(config, run / "pool"))
 
 
+def test_a_warm_start_can_distil_a_networks_probabilities(tmp_path):
+    """warm_start.target: policy clones `ppo`'s probabilities over the legal moves (a 2-player table in
+    skyjo_v0: the teacher reads its own observation); the report says which target was fitted."""
+    from train.ppo import _new_run_model, build_vec_env
+
+    warm = {"bot": "ppo", "games": 1, "epochs": 1, "target": "policy"}
+    config, run, _ = _in_process_run(tmp_path, warm_start=warm)
+    _new_run_model(config, run, build_vec_env(config, run / "pool"))
+    report = json.loads((run / "warm_start.json").read_text())
+    assert report["bot"] == "ppo" and report["target"] == "policy" and report["decisions"] > 0
+
+
 def test_the_shipped_network_loads_into_a_model_of_its_recipe(tmp_path):
     """`ppo` (agents/models/ppo_all.safetensors, the seats network) as init_model of its own recipe:
     the model's actor is the file's, so the model plays the shipped agent's moves."""

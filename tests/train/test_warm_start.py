@@ -81,3 +81,44 @@ def test_fitting_the_value_only_leaves_the_actor_as_it_was():
         "value_net.weight",
         "value_net.bias",
     }
+
+
+def test_a_network_bot_gives_its_probabilities_over_the_legal_moves():
+    demos = demonstrations("ppo", 2, Rules(num_players=3), seed=0, observation="skyjo_v1", probabilities=True)
+    assert demos.probabilities is not None and demos.probabilities.shape == (len(demos), 26)
+    assert np.allclose(demos.probabilities.sum(axis=1), 1.0, atol=1e-5)
+    assert (demos.probabilities[~demos.masks] == 0).all(), "no probability on an illegal move"
+    played = demos.probabilities[np.arange(len(demos)), demos.actions]
+    assert (played == demos.probabilities.max(axis=1)).all(), "ppo plays its most probable move"
+    assert (played < 0.9).any(), "some decisions are unsure: the probabilities say more than the moves"
+    with pytest.raises(ValueError, match="needs a network bot"):
+        demonstrations("expert", 1, Rules(num_players=2), probabilities=True, progress=False)
+
+
+def test_distilling_the_probabilities_fits_them_better_than_the_moves():
+    """The same decisions of `ppo`, cloned into the same small network from the same start: fitted to the
+    network's probabilities, the clone's own probabilities come closer to them (a smaller KL) than fitted
+    to the moves alone, which push every decision towards certainty."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from skyjo_env.sb3 import SkyjoVecEnv
+    from train.warm_start import Demonstrations, _masked_log_probs, clone, sb3_target
+
+    demos = demonstrations("ppo", 6, Rules(num_players=2), seed=0, progress=False, probabilities=True)
+    assert demos.probabilities is not None
+    moves = Demonstrations(demos.observations, demos.masks, demos.actions, demos.returns)
+
+    def kl_after(fitted_on: Demonstrations) -> float:
+        env = SkyjoVecEnv(2, opponents=["random"])
+        model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [64]}, seed=0, device="cpu")
+        target = sb3_target(model)
+        clone(target, fitted_on, epochs=10, learning_rate=3e-3, batch_size=128, progress=False)
+        with torch.no_grad():
+            masks = torch.as_tensor(demos.masks)
+            log_q = _masked_log_probs(target, torch.as_tensor(demos.observations), masks).masked_fill(~masks, 0.0)
+        p = torch.as_tensor(demos.probabilities)
+        log_p = torch.log(p.clamp_min(1e-12))
+        return float((p * (log_p - log_q)).sum(dim=1).mean())
+
+    assert kl_after(demos) < 0.95 * kl_after(moves)
