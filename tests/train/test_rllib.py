@@ -7,6 +7,7 @@ only the missing-extra and the init_model tests run.
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 
@@ -174,7 +175,7 @@ def test_a_short_rllib_run_exports_a_policy_file_that_plays(tmp_path):
         "checkpoint_every": 1000,
         "league": {"opponents": {"self": 0.5, "greedy": 0.5}},
         "ppo": {"net_arch": [32, 32], "n_epochs": 1, "rollout_steps": 500, "minibatch_size": 250},
-        "warm_start": {"bot": "greedy", "games": 3, "epochs": 1},
+        "warm_start": {"bot": "ppo", "games": 3, "epochs": 1, "target": "policy"},  # distils the network
         "rllib": {"env_runners": 1, "envs_per_env_runner": 2},
         "evaluation": {"every": 1000, "games": 4, "opponents": ["random"], "final_games": 4},
     }
@@ -188,6 +189,7 @@ def test_a_short_rllib_run_exports_a_policy_file_that_plays(tmp_path):
     for name in ("config.yaml", "best_model.safetensors", "final_model.safetensors", "eval.json", "warm_start.json"):
         assert (run / name).is_file(), name
     assert (run / "checkpoints" / "latest").is_dir()
+    assert json.loads((run / "warm_start.json").read_text())["target"] == "policy"
     assert sorted(p.name for p in (run / "checkpoints").iterdir() if p.name.startswith("latest")) == ["latest"]
     plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=0)
     resumed = subprocess.run(
