@@ -84,7 +84,9 @@ def test_fitting_the_value_only_leaves_the_actor_as_it_was():
 
 
 def test_a_network_bot_gives_its_probabilities_over_the_legal_moves():
-    demos = demonstrations("ppo", 2, Rules(num_players=3), seed=0, observation="skyjo_v1", probabilities=True)
+    demos = demonstrations(
+        "ppo", 2, Rules(num_players=3), seed=0, observation="skyjo_v1", probabilities=True, progress=False
+    )
     assert demos.probabilities is not None and demos.probabilities.shape == (len(demos), 26)
     assert np.allclose(demos.probabilities.sum(axis=1), 1.0, atol=1e-5)
     assert (demos.probabilities[~demos.masks] == 0).all(), "no probability on an illegal move"
