@@ -140,8 +140,8 @@ class WarmStartConfig:
     batch_size: int = _f(512, "decisions per gradient step of the cloning")
     target: str = _f(
         "move",
-        "what the clone learns: 'move' (the bot's move) or 'policy' (a network bot's probabilities over the "
-        "legal moves: distillation, for ppo, ppo_ei or ppo_2p)",
+        "what the clone learns: 'move' (the bot's move) or 'policy' (distillation: a shipped network's "
+        "probabilities over the legal moves)",
     )
 
     @property
