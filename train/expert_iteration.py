@@ -53,6 +53,7 @@ from skyjo_env import files
 from skyjo_env.engine import Rules, action_mask, legal_actions
 from skyjo_env.observation import encoder
 from skyjo_env.seated import SeatedGame
+from train.warm_start import masked_log_softmax
 
 #: The other seats' agents and their chances, by default: the rule bot, the network alone, a weak bot.
 DEFAULT_OPPONENTS = {"expert": 0.45, "ppo": 0.4, "greedy": 0.15}
@@ -310,19 +311,13 @@ def torch_policy(network: PolicyNetwork, learning_rate: float = 1e-4) -> Any:
     return policy
 
 
-def _masked_log_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    z = np.where(masks, logits, -np.inf)
-    z = z - z.max(axis=1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-
-
 def probabilities(network: PolicyNetwork, rows: Mapping[str, np.ndarray], batch: int = 4096) -> np.ndarray:
     """The network's probabilities of each row's moves (0 for an illegal one), (rows, 26) float32."""
     obs, masks = rows["observations"], rows["masks"]
     out = np.empty(masks.shape, dtype=np.float32)
     for start in range(0, len(obs), batch):
         end = start + batch
-        out[start:end] = np.exp(_masked_log_softmax(network.logits(obs[start:end]), masks[start:end]))
+        out[start:end] = np.exp(masked_log_softmax(network.logits(obs[start:end]), masks[start:end]))
     return out
 
 

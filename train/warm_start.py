@@ -140,7 +140,8 @@ class _Log:
             mask = action_mask(state)
             self.masks.append(mask)
             if teacher is not None:
-                self.probabilities.append(_legal_softmax(teacher(seat_view(state, seat)), mask))
+                logits = teacher(seat_view(state, seat))
+                self.probabilities.append(np.exp(masked_log_softmax(logits[None], mask[None]))[0])
             action = game.ask()
             self.actions.append(action)
             self.seats.append(seat)
@@ -156,15 +157,15 @@ class _Log:
                 last[:] = [None] * len(last)
 
 
-def _legal_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The softmax of `logits` over the legal actions (`mask`), 0 at the others.
+def masked_log_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Each row's log-softmax over its legal actions (`masks`), -inf at the others.
 
-    >>> _legal_softmax(np.array([0.0, 5.0, 0.0]), np.array([True, False, True])).tolist()
-    [0.5, 0.0, 0.5]
+    >>> np.exp(masked_log_softmax(np.array([[0.0, 5.0, 0.0]]), np.array([[True, False, True]]))).tolist()
+    [[0.5, 0.0, 0.5]]
     """
-    shifted = np.where(mask, logits - logits[mask].max(), -np.inf)
-    weights = np.exp(shifted)
-    return (weights / weights.sum()).astype(np.float32)
+    z = np.where(masks, logits, -np.inf)
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
 def discounted_returns(seats: list[int], rewards: list[float], episode_ends: list[bool], gamma: float) -> np.ndarray:
