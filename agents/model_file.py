@@ -17,13 +17,14 @@ Metadata: the key `skyjo_policy` of the safetensors header holds one JSON object
 | field | example | meaning |
 |---|---|---|
 | `format` | `"skyjo-policy"` | what the file is |
-| `format_version` | `1` or `2` | this layout; a reader refuses a version it does not know. 2: may carry a value head (a file without one is written as 1, so older readers read it) |
+| `format_version` | `1`, `2` or `3` | this layout; a reader refuses a version it does not know. 2: may carry a value head; 3: may say `grids` (a file is written with the lowest version its fields need, so older readers read it) |
 | `architecture` | `"mlp"` | how the layers connect: `mlp`, each layer feeds the next |
 | `observation` | `"skyjo_v0"` | the observation the network reads (`skyjo_env.observation`, env version v0) |
 | `players` | `[2]` | the table sizes it plays; an `mlp` reads one size's observation, so one entry |
 | `activation` | `"tanh"` | between layers (`tanh`, `relu`); the last layer's output are the logits |
 | `layers` | `[{"name": "policy.0", "shape": [256, 496]}, ...]` | each layer's tensors and weight shape, in order |
 | `value` | `{"outputs": ["win_logit", "round_margin"]}` | version 2, optional: the value head's outputs, one per `value.{i}` last-layer row (`VALUE_OUTPUTS` lists the known names) |
+| `grids` | `"canonical"` | version 3, optional: the network reads every grid in its canonical order (`skyjo_env.engine.symmetry`; trained with `env.canonical`), so a bot puts the grids of its view in that order and its move back in the real grid (`agents.ppo_bot.PolicyBot`); absent: the grids as they are |
 | `info` | `{"trained_steps": 3000000, "source": "ppo_2p.zip", "created": "..."}` | provenance, optional, free-form |
 
 `load_policy(path)` checks every field, name, dtype and shape, that the layers chain from
@@ -51,7 +52,8 @@ from skyjo_env.observation import OBSERVATION_VERSION, SEATS_VERSION, observatio
 from skyjo_env.observation.seats import observation_size_v1, seats_layout
 
 FORMAT = "skyjo-policy"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+GRIDS = ("canonical",)  # the values of the optional `grids` field (absent: the grids as they are)
 #: What a value head's outputs may mean, from the seat of the observation: `win_logit`, the logit of
 #: its share of the game's win (a shared win counts 1/k); `round_margin`, the others' mean score of
 #: the current round (after the ender's doubling) less its own, in tens of points.
@@ -77,7 +79,7 @@ OBSERVATIONS: dict[str, Callable[[int], int]] = {
 #: Stored weights: float32, what SB3 trains (the forward pass runs in float64).
 WEIGHT_DTYPE = "F32"
 _FIELDS = ("format", "format_version", "architecture", "observation", "players", "activation", "layers")
-_OPTIONAL_FIELDS = ("info", "value")
+_OPTIONAL_FIELDS = ("info", "value", "grids")
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -152,6 +154,7 @@ class PolicyNetwork:
         architecture: str = "mlp",
         info: Mapping[str, Any] | None = None,
         value_outputs: Sequence[str] = (),
+        canonical: bool = False,
     ) -> None:
         players = tuple(players)
         _check_kind(architecture, activation, observation, players)
@@ -167,6 +170,7 @@ class PolicyNetwork:
                 f"value outputs must be distinct names of {list(VALUE_OUTPUTS)}, got {list(value_outputs)}"
             )
         self.value_outputs = value_outputs
+        self.canonical = bool(canonical)  # reads every grid in its canonical order (the `grids` field)
         self.architecture = architecture
         self.activation = activation
         self.players = players
@@ -348,7 +352,7 @@ class PolicyNetwork:
         """The `skyjo_policy` JSON object of this network's file."""
         meta: dict[str, Any] = {
             "format": FORMAT,
-            "format_version": FORMAT_VERSION if self.value_outputs else 1,
+            "format_version": 3 if self.canonical else 2 if self.value_outputs else 1,
             "architecture": self.architecture,
             "observation": self.observation,
             "players": list(self.players),
@@ -357,6 +361,8 @@ class PolicyNetwork:
         }
         if self.value_outputs:
             meta["value"] = {"outputs": list(self.value_outputs)}
+        if self.canonical:
+            meta["grids"] = "canonical"
         if self.info:
             meta["info"] = dict(self.info)
         return meta
@@ -418,6 +424,7 @@ def load_policy(path: str | Path) -> PolicyNetwork:
             architecture=meta["architecture"],
             info=meta.get("info"),
             value_outputs=meta["value"]["outputs"] if "value" in meta else (),
+            canonical=meta.get("grids") == "canonical",
         )
     except ModelLoadError as e:
         raise ModelLoadError(f"{path}: {e}") from None
@@ -434,7 +441,7 @@ def average_policies(networks: Sequence[PolicyNetwork], info: Mapping[str, Any] 
         raise ValueError("averaging needs at least two networks")
     first = networks[0]
     for i, other in enumerate(networks[1:], start=1):
-        for field in ("architecture", "observation", "players", "activation", "value_outputs"):
+        for field in ("architecture", "observation", "players", "activation", "value_outputs", "canonical"):
             if getattr(other, field) != getattr(first, field):
                 raise ValueError(
                     f"network {i} has {field} {getattr(other, field)!r}, network 0 {getattr(first, field)!r}"
@@ -456,6 +463,7 @@ def average_policies(networks: Sequence[PolicyNetwork], info: Mapping[str, Any] 
         first.architecture,
         first.info if info is None else info,
         first.value_outputs,
+        first.canonical,
     )
 
 
@@ -503,6 +511,11 @@ def _parse_metadata(path: Path, header: Mapping[str, str]) -> dict[str, Any]:
             and all(isinstance(name, str) for name in value["outputs"])
         ):
             raise ModelLoadError(f"{path}: value must be {{'outputs': [names]}}, got {value!r}")
+    if "grids" in meta:
+        if version < 3:
+            raise ModelLoadError(f"{path}: grids needs format_version 3, the file says {version}")
+        if meta["grids"] not in GRIDS:
+            raise ModelLoadError(f"{path}: grids must be one of {list(GRIDS)}, got {meta['grids']!r}")
     _check_layer_list(path, meta["layers"])
     return meta
 

@@ -5,6 +5,10 @@ torch for one observation, and needs neither torch nor SB3. It comes from a poli
 (`.safetensors`, pickle-free, `agents.model_file`) or from an SB3 MaskablePPO checkpoint
 (`.zip`, unpickled on load: your own files only; needs the `train` extra). Only a name
 ending in `.zip` is ever read as a checkpoint.
+
+A network of canonical grids (a policy file with `grids: canonical`, trained with `env.canonical`)
+reads every grid in its canonical order (`skyjo_env.engine.symmetry`): the bot puts the grids of its
+view in that order, and its logits (`view_logits`) and moves back in the real grid.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import numpy as np
 from agents.base import check_plays
 from agents.model_file import ModelLoadError, PolicyNetwork, load_policy
 from agents.sb3_model import network_from_sb3
+from skyjo_env.engine.actions import NUM_ACTIONS
+from skyjo_env.engine.symmetry import canonical_view, rearrange_action
 from skyjo_env.engine.view import SeatView
 from skyjo_env.observation import StateEncoding, encode, encoder
 
@@ -69,6 +75,11 @@ class PolicyBot:
     def num_players(self) -> int:
         return self.network.num_players
 
+    @property
+    def canonical(self) -> bool:
+        """The network reads every grid in its canonical order (module doc)."""
+        return self.network.canonical
+
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
 
@@ -77,8 +88,13 @@ class PolicyBot:
         return self.network.logits(observation)
 
     def view_logits(self, view: SeatView) -> np.ndarray:
-        """The network's 26 logits for a seat view, encoded in the observation the network reads."""
-        return self.network.logits(self._encode(view))
+        """The network's 26 logits for a seat view, encoded in the observation the network reads (for a
+        network of canonical grids: of the view in the canonical order, each logit given back to its move
+        in the real grid)."""
+        if not self.canonical:
+            return self.network.logits(self._encode(view))
+        seen, back = self._canonical(view)
+        return self.network.logits(self._encode(seen))[back]
 
     def act(self, view: SeatView, legal_actions: Sequence[int]) -> int:
         return self._choose(self.view_logits(view), legal_actions)
@@ -90,9 +106,17 @@ class PolicyBot:
         if not views:
             return []
         observations = np.empty((len(views), self.network.observation_size), dtype=np.float32)
+        if not self.canonical:
+            for row, view in enumerate(views):
+                observations[row] = self._encode(view)
+            return self.act_observations(observations, legal_actions_list)
+        backs = []
         for row, view in enumerate(views):
-            observations[row] = self._encode(view)
-        return self.act_observations(observations, legal_actions_list)
+            seen, back = self._canonical(view)
+            observations[row] = self._encode(seen)
+            backs.append(back)
+        logits = self.network.logits(observations)
+        return [self._choose(row[back], legal) for row, back, legal in zip(logits, backs, legal_actions_list)]
 
     @property
     def observation(self) -> str:
@@ -101,11 +125,20 @@ class PolicyBot:
 
     def act_observations(self, observations: np.ndarray, legal_actions_list: Sequence[Sequence[int]]) -> list[int]:
         """One action per row of already encoded observations (the vector env's path: it encodes every
-        game waiting on this policy in one call, then asks for all their moves in one forward pass)."""
+        game waiting on this policy in one call, then asks for all their moves in one forward pass).
+        For a network of canonical grids the observations and the moves are those of games that keep
+        their grids in the canonical order (`SkyjoBatch(canonical=True)`)."""
         if len(observations) != len(legal_actions_list):
             raise ValueError(f"{len(observations)} observations but {len(legal_actions_list)} lists of legal actions")
         logits = self.network.logits(observations)
         return [self._choose(row, legal) for row, legal in zip(logits, legal_actions_list)]
+
+    @staticmethod
+    def _canonical(view: SeatView) -> tuple[SeatView, np.ndarray]:
+        """The view in the canonical order, and for each move of the real grid its index in that order."""
+        seen, arrangements = canonical_view(view)
+        mine = arrangements[0]
+        return seen, np.array([rearrange_action(a, mine) for a in range(NUM_ACTIONS)], dtype=np.intp)
 
     def _encode(self, view: SeatView) -> np.ndarray:
         n = view.rules.num_players

@@ -51,6 +51,11 @@ def _load_checkpoint(path: Path) -> Any:
         raise ModelLoadError(f"{path} is not a usable MaskablePPO checkpoint: {type(e).__name__}: {e}") from None
 
 
+#: The attribute of a MaskablePPO model (saved in its checkpoints) that says it learnt from games with the
+#: grids in their canonical order (`env.canonical`).
+CANONICAL_ATTRIBUTE = "skyjo_canonical"
+
+
 def network_from_sb3(path: str | Path, players: Sequence[int] | None = None) -> PolicyNetwork:
     """The policy network of a MaskablePPO `MlpPolicy` checkpoint, as numpy.
 
@@ -66,7 +71,9 @@ def network_from_model(model: Any, source: str = "", players: Sequence[int] | No
     """The policy network of an in-memory MaskablePPO model, as numpy (see `network_from_sb3`).
 
     An `MlpPolicy` over `skyjo_v0` (one table size) or `skyjo_v1` becomes an `mlp`; a policy with
-    `train.seats_policy.SeatsExtractor` over `skyjo_v1` becomes a `seats` network. `players`: the
+    `train.seats_policy.SeatsExtractor` over `skyjo_v1` becomes a `seats` network. A model trained on
+    games with the grids in their canonical order (`skyjo train` with `env.canonical` sets the model's
+    `CANONICAL_ATTRIBUTE`, which its checkpoints keep) becomes a network that says so (`grids`). `players`: the
     table sizes a `skyjo_v1` network is declared to play (default: every size, 2..8). `source`
     names the model in errors and in `info["source"]`.
     """
@@ -106,8 +113,9 @@ def network_from_model(model: Any, source: str = "", players: Sequence[int] | No
         )
     named = {name: _arrays(module) for name, module in _actor_modules(path, policy, architecture).items()}
     info = {"trained_steps": int(model.num_timesteps), "source": str(source)}
+    canonical = bool(getattr(model, CANONICAL_ATTRIBUTE, False))
     try:
-        return PolicyNetwork(named, activation, sizes, observation, architecture, info)
+        return PolicyNetwork(named, activation, sizes, observation, architecture, info, canonical=canonical)
     except ModelLoadError as e:
         raise ModelLoadError(f"{path}: {e}") from None
 

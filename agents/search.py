@@ -185,6 +185,11 @@ class SearchBot:
                 f"ms {ms} (> 0), margin {margin} (>= 0), z {z} (>= 0), top {top} (>= 1 or none)"
             )
         self.network = model if isinstance(model, PolicyNetwork) else load_network(model or SHIPPED_MODEL_ALL)
+        if self.network.canonical:
+            raise ValueError(
+                "this network reads the grids in their canonical order (grids: canonical); the search's playouts "
+                "encode the grids as they are, so it searches only with networks that read them so"
+            )
         if leaf != "round" and not self.network.has_value:
             raise ValueError(
                 f"leaf={leaf!r} scores with a value head, and this policy file has none "

@@ -28,14 +28,16 @@ class LearnerGame(SeatedGame):
     the opponent to move next (None when it is the learner's turn or the episode is over).
     """
 
-    def __init__(self, rules: Rules, opponents: Sequence[Any], reward: str, episode: str) -> None:
+    def __init__(
+        self, rules: Rules, opponents: Sequence[Any], reward: str, episode: str, canonical: bool = False
+    ) -> None:
         if len(opponents) != rules.num_players - 1:
             raise ValueError(
                 f"{rules.num_players} players need {rules.num_players - 1} opponents, got {len(opponents)}"
             )
         self.opponents = list(opponents)
         self.learner_seat = 0
-        super().__init__(rules, [None, *self.opponents], reward, episode)
+        super().__init__(rules, [None, *self.opponents], reward, episode, canonical=canonical)
 
     @property
     def game(self) -> GameState | None:

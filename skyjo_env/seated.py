@@ -26,6 +26,7 @@ import numpy as np
 
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.state import GameState
+from skyjo_env.engine.symmetry import canonicalize
 from skyjo_env.engine.view import seat_view
 from skyjo_env.rewards import check_modes, episode_over, step_rewards
 
@@ -38,7 +39,10 @@ class SeatedGame:
 
     `reward`: a reward mode of `skyjo_env.rewards`, or None to credit no rewards;
     `episode`: "game" or "round" (when `terminated` turns true). `state`: a game already
-    dealt (the caller's object, played on in place); otherwise `deal` deals one.
+    dealt (the caller's object, played on in place); otherwise `deal` deals one. With `canonical`,
+    every grid is put in its canonical order after the deal and after every move
+    (`skyjo_env.engine.symmetry.canonicalize`: the same position, one arrangement of it), so that
+    every seat sees the grids in that order: the games a network of canonical grids learns from.
     """
 
     def __init__(
@@ -48,6 +52,7 @@ class SeatedGame:
         reward: str | None = None,
         episode: str = "game",
         state: GameState | None = None,
+        canonical: bool = False,
     ) -> None:
         if len(bots) != rules.num_players:
             raise ValueError(f"{rules.num_players} players need a bot or None at each seat, got {len(bots)}")
@@ -57,7 +62,8 @@ class SeatedGame:
         self.reward_mode = reward
         self.episode = episode
         self.owed = np.zeros(rules.num_players)
-        self._state = state
+        self.canonical = canonical
+        self._state = state if state is None or not canonical else canonicalize(state)
 
     def deal(self, seed: int, bot_seeds: Sequence[int | None] | None = None) -> GameState:
         """A new game from `seed`. The bot at seat s is reset with `bot_seeds[s]` (None at an outside
@@ -69,6 +75,8 @@ class SeatedGame:
                 if bot is not None:
                     bot.reset(bot_seed)
         self._state = new_game(self.rules, seed=seed)
+        if self.canonical:
+            canonicalize(self._state)
         self.owed[:] = 0.0
         return self._state
 
@@ -135,7 +143,10 @@ class SeatedGame:
         of the move (module doc)."""
         observers = self._observers
         told = (seat_view(self.state, self.state.current_player), legal_actions(self.state)) if observers else None
+        mover, rounds = self.state.current_player, len(self.state.round_history)
         state = apply_action(self.state, action)
+        if self.canonical:  # a move changes its mover's grid only, but the end of a round every grid
+            canonicalize(state, None if len(state.round_history) != rounds or state.is_truncated else (mover,))
         if told is not None:
             for bot in observers:
                 bot.observe(*told, action)

@@ -31,6 +31,7 @@ whole batch.
 | `opponents`, `learner_seat`, `reward`, `episode`, `illegal_reward`, rule options | as `Skyjo-v0` | the same for every game; heuristic bot names give each game and seat its own bot, a trained policy (`ppo`, a model path) is loaded once and shared (batched), an object is shared by every game |
 | `opponent_factory` | None | instead of `opponents`: `factory(i, n)` returns game i's n - 1 opponents at a table of n (training passes league opponents sharing one model cache) |
 | `observation` | `"skyjo_v0"` | the learner's observation, `skyjo_v0` or `skyjo_v1`; each trained opponent is given the one its network reads |
+| `canonical` | False | every grid kept in its canonical order after each move (`skyjo_env.engine.symmetry.canonicalize`): the games a network of canonical grids learns from; each trained opponent must read the grids in the same order |
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ _OWN_ARGUMENTS = (
     "episode",
     "illegal_reward",
     "observation",
+    "canonical",
 )
 
 __all__ = ["SkyjoBatch", "SkyjoVectorEnv", "episode_stats"]
@@ -98,6 +100,7 @@ class SkyjoBatch:
         illegal_reward: float = -1.0,
         opponent_factory: Callable[[int, int], Sequence[Any]] | None = None,
         observation: str = OBSERVATION_VERSION,
+        canonical: bool = False,
         **rule_options: Any,
     ) -> None:
         check_arguments("SkyjoBatch", _OWN_ARGUMENTS, rule_options)
@@ -120,6 +123,7 @@ class SkyjoBatch:
         self.num_envs = num_envs
         self.num_players = self.table_sizes[0]  # the table size, when there is one
         self.observation = observation
+        self.canonical = bool(canonical)
         self.fixed_learner_seat = learner_seat
         self.illegal_reward = float(illegal_reward)
         self._reward, self._episode = reward, episode
@@ -150,7 +154,9 @@ class SkyjoBatch:
         game = self._tables[i].get(n)
         if game is None:
             opponents = list(self._factory(i, n))
-            game = self._tables[i][n] = LearnerGame(self.rules_of[n], opponents, self._reward, self._episode)
+            game = self._tables[i][n] = LearnerGame(
+                self.rules_of[n], opponents, self._reward, self._episode, canonical=self.canonical
+            )
         return game
 
     def _encoder(self, version: str, n: int) -> StateEncoding:
@@ -325,18 +331,27 @@ class SkyjoBatch:
             waiting = [i for i in waiting if self.games[i].waiting_opponent() is not None]
 
     def _check_policy(self, policy: Any, n: int) -> None:
-        """A trained opponent must read an observation this package writes, at this table size."""
+        """A trained opponent must read an observation this package writes, at this table size, with the
+        grids in the order these games keep them (canonical or as they are)."""
         key = (id(policy), n)
         if key in self._policy_ok:
             return
         players = getattr(policy, "players", (n,))
         version = getattr(policy, "observation", None)
+        name = getattr(policy, "name", policy)
         if version not in OBSERVATIONS or n not in players:
             raise ValueError(
-                f"opponent {getattr(policy, 'name', policy)!r} reads the {version} observation for "
-                f"{sizes_text(players)} players; this game has {n}"
+                f"opponent {name!r} reads the {version} observation for {sizes_text(players)} players; this game has {n}"
+            )
+        if bool(getattr(policy, "canonical", False)) != self.canonical:
+            raise ValueError(
+                f"opponent {name!r} reads the grids {_ORDER[not self.canonical]}, and these games keep them "
+                f"{_ORDER[self.canonical]} (canonical={self.canonical})"
             )
         self._policy_ok.add(key)
+
+
+_ORDER = {True: "in their canonical order", False: "as they are"}
 
 
 def _table_sizes(num_players: Any) -> tuple[tuple[int, ...], np.ndarray]:

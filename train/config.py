@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from agents import available as available_bots
+from agents import make as make_agent
 from agents.ppo_bot import shipped_networks
 from agents.registry import is_model_path
 from skyjo_env.engine import Rules
@@ -65,6 +66,12 @@ class EnvConfig:
     rules: dict[str, Any] = _f({}, "other rule options (docs/rules.md), e.g. {target_score: 100}")
     reward: str = _f("relative", f"reward mode, one of {list(REWARD_MODES)}")
     episode: str = _f("game", f"episode length, one of {list(EPISODE_MODES)}")
+    canonical: bool = _f(
+        False,
+        "keep every grid in its canonical order after each move (skyjo_env.engine.symmetry): the network "
+        "learns one arrangement of each position, and its policy files say so (grids: canonical); needs "
+        "vec_env batch, and opponents that play any arrangement (bots, self, networks of canonical grids)",
+    )
     n_envs: int = _f(64, "games played side by side (sb3 backend)")
     vec_env: str = _f(
         "batch",
@@ -292,10 +299,31 @@ class TrainConfig:
                 env.vec_env == "batch",
                 f"env.table_sizes needs env.vec_env: batch (the {env.vec_env} pipeline plays num_players only)",
             )
+        if env.canonical:
+            self._check_canonical()
         _require(
             env.observation == SEATS_VERSION or set(self.evaluation.table_sizes) <= {env.num_players},
             f"evaluations at other table sizes than env.num_players need env.observation: {SEATS_VERSION}",
         )
+
+    def _check_canonical(self) -> None:
+        """env.canonical: the batch pipeline, and no opponent network that reads the grids as they are
+        (it would see every grid rearranged, and play it badly: docs/training.md)."""
+        _require(
+            self.env.vec_env == "batch",
+            f"env.canonical needs env.vec_env: batch (the {self.env.vec_env} pipeline keeps the grids as they are)",
+        )
+        names = {*self.opponent_names(), self.warm_start.bot} - {"self"}
+        for name in sorted(names):
+            try:
+                bot = make_agent(name)
+            except (ValueError, OSError):
+                continue  # an unknown name or a missing file: the name checks say so
+            _require(
+                not hasattr(bot, "view_logits") or bool(getattr(bot, "canonical", False)),
+                f"env.canonical: the opponent {name!r} is a network that reads the grids as they are; in games "
+                "with the grids in their canonical order it would play every position rearranged",
+            )
 
     def _check_warm_start(self) -> None:
         bots = [*available_bots(), NO_WARM_START]
@@ -591,7 +619,8 @@ def load_run_config(path: str | Path, overrides: dict[str, Any] | None = None) -
 
     An empty, unreadable or cut file is refused with a `ConfigError` naming it: a resume never
     fills a run's config in with defaults. A run folder of the flat config (before the groups) is
-    read in the groups' terms (`from_flat`)."""
+    read in the groups' terms (`from_flat`). The one exception are the fields of `SINCE_ADDED`, which
+    versions before them did not write: their absence says what such a run did (no canonical grids)."""
     path = Path(path)
     try:
         loaded = yaml.safe_load(path.read_text())
@@ -607,6 +636,12 @@ def load_run_config(path: str | Path, overrides: dict[str, Any] | None = None) -
                 "a resume never fills them in with defaults; add them to the file to resume"
             )
         loaded = from_flat(loaded, str(path))
+    for key, value in SINCE_ADDED.items():  # what a run of a version before the field did
+        if _lookup(loaded, key) is _ABSENT:
+            group, _, name = key.rpartition(".")
+            holder = loaded.setdefault(group, {}) if group else loaded
+            if isinstance(holder, dict):  # else the group is damaged: the checks below say so
+                holder[name] = value
     missing = [key for key in field_keys() if _lookup(loaded, key) is _ABSENT]
     if missing:
         raise ConfigError(
@@ -639,6 +674,9 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
 
 
 _ABSENT = object()
+#: Fields added after run folders were first written, with what a run of an earlier version did: the value
+#: a run folder without the field is resumed with (it is not a default guessed, it is what that run did).
+SINCE_ADDED: dict[str, Any] = {"env.canonical": False}
 
 
 def _lookup(data: dict[str, Any], key: str) -> Any:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.model_file import SUFFIX, save_policy
-from agents.sb3_model import export_sb3_model, network_from_model
+from agents.sb3_model import CANONICAL_ATTRIBUTE, export_sb3_model, network_from_model
 from skyjo_env import files
 from train.config import ConfigError, TrainConfig
 from train.league import POOL_SUFFIXES, SELF
@@ -86,6 +86,7 @@ def build_vec_env(config: TrainConfig, pool_dir: Path):
             config.env.n_envs,
             num_players=config.env.table_sizes or config.env.num_players,
             observation=config.env.observation,
+            canonical=config.env.canonical,
             opponent_factory=opponents,
             reward=config.env.reward,
             episode=config.env.episode,
@@ -293,6 +294,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False) -> Path:
         config.check_start()
     env = build_vec_env(config, run_dir / "pool")
     model = _resumed_model(config, run_dir, env, latest) if resume else _new_run_model(config, run_dir, env)
+    setattr(model, CANONICAL_ATTRIBUTE, config.env.canonical)  # kept in its checkpoints; its networks say so
     remaining = config.total_timesteps - model.num_timesteps
 
     def save() -> None:
@@ -375,6 +377,7 @@ def warm_start(model, config: TrainConfig, run_dir: Path, value_only: bool = Fal
         {n: config.rules_for(n) for n in config.sizes()},
         weights=[config.env.table_sizes.get(n, 1.0) for n in config.sizes()],
         observation=config.env.observation,
+        canonical=config.env.canonical,
         seed=config.seed,
         reward=config.env.reward,
         episode=config.env.episode,

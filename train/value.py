@@ -279,6 +279,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0 < args.keep <= 1:
         parser.error(f"--keep must be in (0, 1], got {args.keep}")
     network = load_policy(args.model)
+    if network.canonical:
+        parser.error(
+            f"{args.model} reads the grids in their canonical order (grids: canonical); value heads are fitted only for networks that read them as they are"
+        )
     chunk_lo, chunk_hi = 0, args.chunks
     if args.chunk_range:
         chunk_lo, chunk_hi = (int(v) for v in args.chunk_range.split(":"))

@@ -63,6 +63,7 @@ def demonstrations(
     weights: Sequence[float] | None = None,
     observation: str = OBSERVATION_VERSION,
     probabilities: bool = False,
+    canonical: bool = False,
 ) -> Demonstrations:
     """Every decision of `games` seeded games with `bot` in every seat (one bot object per seat).
 
@@ -76,13 +77,22 @@ def demonstrations(
 
     `probabilities`: also record the bot's probabilities over the legal moves (the softmax of its
     logits over them); the bot must be a network (`view_logits`), else a ValueError.
+
+    `canonical`: the games keep every grid in its canonical order (`SeatedGame`'s `canonical`), for a
+    network of canonical grids; a network bot must then read the grids in that order too.
     """
     tables = dict(rules) if isinstance(rules, Mapping) else {rules.num_players: rules}
     sizes = list(tables)
     p = np.ones(len(sizes)) if weights is None else np.asarray(weights, dtype=np.float64)
     if len(p) != len(sizes) or (p < 0).any() or p.sum() <= 0:
         raise ValueError(f"weights must give each of the {len(sizes)} table sizes a weight >= 0, got {weights}")
-    teacher = getattr(make_agent(bot), "view_logits", None) if probabilities else None
+    sample = make_agent(bot)
+    if canonical and hasattr(sample, "view_logits") and not getattr(sample, "canonical", False):
+        raise ValueError(
+            f"{bot!r} reads the grids as they are; games with the grids in their canonical order "
+            "(canonical=True) need a bot that plays any arrangement (expert, greedy) or a network of canonical grids"
+        )
+    teacher = getattr(sample, "view_logits", None) if probabilities else None
     if probabilities and not callable(teacher):
         raise ValueError(f"probabilities=True needs a network bot (one with view_logits), and {bot!r} is not one")
     coders = {n: encoder(observation, n) for n in sizes}
@@ -94,7 +104,7 @@ def demonstrations(
         bots = [make_agent(bot) for _ in range(n)]
         for b in bots:
             b.reset(int(rng.integers(2**63)))
-        game = SeatedGame(tables[n], bots, reward, episode)
+        game = SeatedGame(tables[n], bots, reward, episode, canonical=canonical)
         game.deal(int(rng.integers(2**63)))
         log.record(game, coders[n], teacher)
         if bar is not None:

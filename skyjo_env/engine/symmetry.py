@@ -20,13 +20,14 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 
 from skyjo_env.engine.actions import DRAW, NUM_COLUMNS, NUM_ROWS, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, reveal
-from skyjo_env.engine.state import HIDDEN, REMOVED
+from skyjo_env.engine.state import HIDDEN, REMOVED, GameState
 from skyjo_env.engine.view import SeatView
 
 __all__ = [
     "IDENTITY",
     "canonical_arrangement",
     "canonical_view",
+    "canonicalize",
     "move_key",
     "random_arrangement",
     "rearrange_action",
@@ -80,25 +81,48 @@ def rearrange_action(action: int, arrangement: Arrangement) -> int:
     return action
 
 
-def _cell(view: SeatView, rel: int, slot: int) -> tuple[int, int]:
-    status = view.grid_status[rel][slot]
-    return (0, 0) if status == HIDDEN else (2, 0) if status == REMOVED else (1, view.grid_values[rel][slot])
+def _cell(values: Sequence[int], status: Sequence[int], slot: int) -> tuple[int, int]:
+    """A slot as the canonical order sorts it: a face-down card (whatever it is), a face-up one by value, removed."""
+    s = status[slot]
+    return (0, 0) if s == HIDDEN else (2, 0) if s == REMOVED else (1, values[slot])
 
 
-def canonical_arrangement(view: SeatView, rel: int = 0) -> Arrangement:
-    """The arrangement that puts relative seat `rel`'s grid in its canonical order: within each column
-    the face-down cards first, then the face-up ones by value, then removed slots; the columns
-    ordered by what they then hold. Every arrangement of a grid has the same canonical grid."""
+def _canonical(values: Sequence[int], status: Sequence[int]) -> Arrangement:
     columns = []
     for column in range(NUM_COLUMNS):
-        slots = sorted(range(NUM_ROWS * column, NUM_ROWS * (column + 1)), key=lambda s: _cell(view, rel, s))
-        columns.append(([_cell(view, rel, s) for s in slots], slots))
+        slots = sorted(range(NUM_ROWS * column, NUM_ROWS * (column + 1)), key=lambda s: _cell(values, status, s))
+        columns.append(([_cell(values, status, s) for s in slots], slots))
     columns.sort(key=lambda c: c[0])
     arrangement = [0] * NUM_SLOTS
     for to_column, (_, slots) in enumerate(columns):
         for row, slot in enumerate(slots):
             arrangement[slot] = NUM_ROWS * to_column + row
     return tuple(arrangement)
+
+
+def canonical_arrangement(view: SeatView, rel: int = 0) -> Arrangement:
+    """The arrangement that puts relative seat `rel`'s grid in its canonical order: within each column
+    the face-down cards first, then the face-up ones by value, then removed slots; the columns
+    ordered by what they then hold. Every arrangement of a grid has the same canonical grid, and a
+    grid in its canonical order is its own canonical grid (the arrangement is then `IDENTITY`)."""
+    return _canonical(view.grid_values[rel], view.grid_status[rel])
+
+
+def canonicalize(state: GameState, seats: Sequence[int] | None = None) -> GameState:
+    """Put every seat's grid of `state` (or those of `seats`) in its canonical order, in place (the
+    face-down cards move with their slots: the same position, as the rules see it); returns `state`.
+    The order reads only what is public, so every seat's view of the result is the canonical view of
+    its view before."""
+    for seat in range(state.num_players) if seats is None else seats:
+        values, status = state.values[seat], state.status[seat]
+        arrangement = _canonical(values, status)
+        if arrangement == IDENTITY:
+            continue
+        new_values, new_status = list(values), list(status)
+        for slot, to in enumerate(arrangement):
+            new_values[to], new_status[to] = values[slot], status[slot]
+        values[:], status[:] = new_values, new_status
+    return state
 
 
 def canonical_view(view: SeatView) -> tuple[SeatView, list[Arrangement]]:

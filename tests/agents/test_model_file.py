@@ -169,7 +169,7 @@ REFUSED_METADATA = [
     ("not JSON", "{format: skyjo-policy", "metadata is not JSON"),
     ("JSON but not an object", "[1, 2]", "metadata is not a JSON object"),
     ("another format", _edit(format="keras"), "format is 'keras', expected 'skyjo-policy'"),
-    ("a newer format version", _edit(format_version=3), "format version 3 is newer than this skyjo-rl reads"),
+    ("a newer format version", _edit(format_version=4), "format version 4 is newer than this skyjo-rl reads"),
     ("a version that is text", _edit(format_version="1"), "format_version must be a positive integer"),
     ("a version of true", _edit(format_version=True), "format_version must be a positive integer"),
     ("no activation", _edit(activation=_DROP), "the metadata lacks activation"),
@@ -476,3 +476,43 @@ def test_a_shipped_model_missing_from_the_install_is_named(monkeypatch, tmp_path
     monkeypatch.setattr(ppo_bot, "SHIPPED_MODEL_EI", tmp_path / "gone.safetensors")
     with pytest.raises(FileNotFoundError, match="missing from this install: .*gone.safetensors"):
         agents.make("ppo_ei")
+
+
+# ------------------------------------------------------------------ networks of canonical grids
+
+
+def test_a_network_of_canonical_grids_round_trips_as_format_version_3_and_says_so(tmp_path):
+    loaded = load_policy(save_policy(small_network(canonical=True), tmp_path / "c.safetensors"))
+    meta = loaded.metadata()
+    assert loaded.canonical and meta["format_version"] == 3 and meta["grids"] == "canonical"
+    assert not load_policy(save_policy(small_network(), tmp_path / "p.safetensors")).canonical
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"format_version": 2}, "grids needs format_version 3"),
+        ({"grids": "sorted"}, "grids must be one of"),
+    ],
+)
+def test_a_bad_grids_field_is_refused_with_the_reason(tmp_path, edit, message):
+    meta = {**small_network(canonical=True).metadata(), **edit}
+    with pytest.raises(ModelLoadError, match=message):
+        load_policy(write(tmp_path / "bad.safetensors", valid_tensors(), meta))
+
+
+def test_a_bot_of_a_network_of_canonical_grids_reads_the_grids_in_their_canonical_order():
+    from skyjo_env.engine.symmetry import canonical_view, rearrange_action
+
+    canonical, plain = PolicyBot(small_network(canonical=True)), PolicyBot(small_network())
+    assert canonical.canonical and not plain.canonical
+    rng = np.random.default_rng(4)
+    state = new_game(Rules(), seed=4)
+    for _ in range(60):
+        view, legal = seat_view(state, state.current_player), legal_actions(state)
+        seen, arrangements = canonical_view(view)
+        logits = canonical.view_logits(view)  # the plain network's logits of the canonical view, moved back
+        for action in range(26):
+            assert logits[action] == plain.view_logits(seen)[rearrange_action(action, arrangements[0])]
+        assert canonical.act_batch([view, view], [legal, legal]) == [canonical.act(view, legal)] * 2
+        apply_action(state, legal[int(rng.integers(len(legal)))])

@@ -501,3 +501,13 @@ def test_a_decision_the_network_is_sure_of_is_not_searched():
     unsure = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=p + 1e-6)
     unsure.act(view, legal)
     assert unsure.last is not None and unsure.last.extra["worlds"] == 8
+
+
+def test_a_network_of_canonical_grids_is_refused_by_the_search():
+    from agents.model_file import load_policy
+    from agents.ppo_bot import SHIPPED_MODEL_ALL
+
+    network = load_policy(SHIPPED_MODEL_ALL)
+    network.canonical = True
+    with pytest.raises(ValueError, match="canonical order"):
+        SearchBot(network)

@@ -11,6 +11,7 @@ from skyjo_env.engine.state import GameState
 from skyjo_env.engine.symmetry import (
     IDENTITY,
     canonical_view,
+    canonicalize,
     move_key,
     random_arrangement,
     rearrange_action,
@@ -158,3 +159,15 @@ def test_the_canonical_grid_puts_face_down_cards_first_and_sorts_the_columns():
     down, up = 0, 1  # HIDDEN, FACE_UP
     assert canonical.grid_status[0] == (down, down, down, down, down, down, down, down, up, down, up, up)
     assert canonical.grid_values[0][8] == 7 and canonical.grid_values[0][10:] == (5, 5)
+
+
+@pytest.mark.parametrize("num_players", [2, 5])
+def test_a_canonicalized_state_gives_every_seat_the_canonical_view_of_its_view(num_players):
+    for state in random_states(num_players, games=2, seed=num_players, every=6):
+        before = [seat_view(state, seat) for seat in range(num_players)]
+        cards = sorted(v for row in state.values for v in row)
+        done = canonicalize(state.copy())
+        assert [seat_view(done, seat) for seat in range(num_players)] == [canonical_view(v)[0] for v in before]
+        assert sorted(v for row in done.values for v in row) == cards  # the face-down cards moved with their slots
+        again = canonicalize(done.copy())
+        assert again.values == done.values and again.status == done.status

@@ -189,3 +189,27 @@ def test_the_batch_encodes_what_the_single_env_encodes_for_every_table_size():
         single = SkyjoEnv(num_players=n, opponents=["random"])
         observation, _ = single.reset(seed=n)
         assert np.array_equal(batch.observations[0], observation)
+
+
+def test_canonical_games_keep_every_grid_in_its_canonical_order_and_refuse_a_network_that_does_not():
+    from agents.model_file import load_policy
+    from agents.ppo_bot import SHIPPED_MODEL_ALL, PolicyBot
+    from skyjo_env.engine.symmetry import IDENTITY, canonical_arrangement
+    from skyjo_env.engine.view import seat_view
+
+    batch = SkyjoBatch(6, num_players=3, opponents=["expert", "greedy"], canonical=True)
+    batch.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(120):
+        for game in batch.games:
+            for seat in range(3):
+                view = seat_view(game.state, seat)
+                assert all(canonical_arrangement(view, rel) == IDENTITY for rel in range(3))
+        batch.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in batch.masks]))
+        batch.reset_done()
+    plain = PolicyBot(SHIPPED_MODEL_ALL)
+    canonical_network = load_policy(SHIPPED_MODEL_ALL)
+    canonical_network.canonical = True  # the same weights, said to read canonical grids
+    for canonical, opponent in ((True, plain), (False, PolicyBot(canonical_network))):
+        with pytest.raises(ValueError, match="reads the grids"):
+            SkyjoBatch(2, num_players=2, observation="skyjo_v1", opponents=[opponent], canonical=canonical)

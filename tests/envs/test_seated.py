@@ -178,3 +178,18 @@ def test_tell_history_tells_a_bot_what_the_seated_game_told_it():
     tell_history(late, rules, 9, actions)
     assert late.told == observer.told and len(late.told) == 50
     tell_history(Recorder(), rules, 9, actions)  # a bot that does not observe: nothing to do
+
+
+def test_a_canonical_game_shows_every_seat_the_grids_in_their_canonical_order():
+    from skyjo_env.engine.symmetry import IDENTITY, canonical_arrangement
+
+    game = SeatedGame(Rules(num_players=3), [make("random"), make("greedy"), make("expert")], canonical=True)
+    game.deal(7, bot_seeds=[1, 2, 3])
+    moves = 0
+    while not game.over:
+        game.apply(game.ask())
+        moves += 1
+        for seat in range(3):
+            view = seat_view(game.state, seat)
+            assert all(canonical_arrangement(view, rel) == IDENTITY for rel in range(3))
+    assert moves > 50 and game.state.round_history

@@ -309,3 +309,18 @@ def test_every_ppo_setting_reaches_both_backends_by_its_library_name():
     assert config.ppo_arguments()["n_steps"] == 64 and config.ppo_arguments()["gae_lambda"] == 0.9
     rllib = config.replaced(backend="rllib").ppo_arguments()
     assert rllib["train_batch_size_per_learner"] == 4096 and rllib["lambda_"] == 0.9 and "n_steps" not in rllib
+
+
+def test_a_run_folder_written_before_env_canonical_resumes_as_the_run_it_was(tmp_path):
+    from train.config import load_config, load_run_config
+
+    config = load_config(None)
+    config.save(tmp_path / "config.yaml")
+    written = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    del written["env"]["canonical"]  # what a version before the field wrote
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(written))
+    assert load_run_config(tmp_path / "config.yaml").env.canonical is False
+    del written["env"]["reward"]  # any other field missing is still refused
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(written))
+    with pytest.raises(ConfigError, match="lacks env.reward"):
+        load_run_config(tmp_path / "config.yaml")

@@ -14,7 +14,7 @@ import yaml
 import agents
 from agents.model_file import load_policy
 from agents.ppo_bot import ModelLoadError, PolicyBot
-from skyjo_env.engine import Rules, legal_actions, new_game
+from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.view import seat_view
 from tests.helpers import plays_a_legal_game
 from train.config import NO_WARM_START, merged
@@ -426,11 +426,13 @@ def test_the_2_player_recipe_runs_a_few_thousand_steps(tmp_path):
     plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=3)
 
 
-@pytest.mark.slow  # the seats network at every table size: a minute
-def test_the_every_size_recipe_runs_a_few_thousand_steps(tmp_path):
-    run = _recipe_run(tmp_path, "ppo_all_sizes", evaluation={"table_sizes": [3, 8]})
+@pytest.mark.slow  # the seats network at every table size: a minute each
+@pytest.mark.parametrize("name", ["ppo_all_sizes", "ppo_canonical"])
+def test_the_every_size_recipe_runs_a_few_thousand_steps(tmp_path, name):
+    run = _recipe_run(tmp_path, name, evaluation={"table_sizes": [3, 8]})
     network = load_policy(run / "final_model.safetensors")
     assert network.architecture == "seats" and network.players == (2, 3, 4, 5, 6, 7, 8)
+    assert network.canonical == (name == "ppo_canonical")
     for n in (2, 5, 8):
         plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=n, num_players=n)
     assert set(json.loads((run / "eval.json").read_text())) == {"expert@3", "expert@8"}
@@ -450,3 +452,47 @@ def test_the_fine_tune_recipes_start_from_their_shipped_network(tmp_path, name, 
     assert all(np.array_equal(first.named[k][i], original.named[k][i]) for k in original.named for i in (0, 1))
     for n in (2, 8):
         plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=n, num_players=n)
+
+
+def test_a_canonical_run_plays_games_of_canonical_grids_and_its_networks_say_so(tmp_path, capsys):
+    """`env.canonical`: the warm start and the rollouts keep every grid in its canonical order; the
+    self-play snapshots, the checkpoints and the exported files are networks of canonical grids, whose
+    bots put any view's grids in that order (so a rearranged view gets the same move)."""
+    from skyjo_env.engine.symmetry import move_key, random_arrangement, rearrange_action, rearrange_view
+    from train.ppo import train
+
+    config, run, _ = _in_process_run(
+        tmp_path,
+        total_timesteps=512, env={"vec_env": "batch", "n_envs": 4, "canonical": True}, evaluation={"every": 512},
+        league={"opponents": {"greedy": 0.5, "self": 0.5}}, warm_start={"bot": "expert", "games": 2, "epochs": 1},
+    )  # fmt: skip
+    train(config, run)
+    assert "warm start from expert:" in capsys.readouterr().out
+    snapshots = list((run / "pool").glob("*.safetensors"))
+    assert snapshots and all(load_policy(path).canonical for path in snapshots)
+    for path in (run / "final_model.safetensors", run / "best_model.safetensors"):
+        assert load_policy(path).canonical and load_policy(path).metadata()["grids"] == "canonical"
+    bot = PolicyBot(run / "final_model.zip")  # the checkpoint keeps it too
+    assert bot.canonical
+    plays_a_legal_game(bot, seed=3)
+    rng = np.random.default_rng(0)
+    state = new_game(Rules(), seed=5)
+    for _ in range(40):  # a view with its grids rearranged gets the same move, rearranged (up to the symmetries)
+        view, legal = seat_view(state, state.current_player), legal_actions(state)
+        move = bot.act(view, legal)
+        arrangements = [random_arrangement(rng) for _ in range(2)]
+        there = rearrange_view(view, arrangements)
+        moved = bot.act(there, [rearrange_action(a, arrangements[0]) for a in legal])
+        assert move_key(there, moved) == move_key(there, rearrange_action(move, arrangements[0]))
+        apply_action(state, move)
+
+
+def test_a_canonical_run_refuses_a_pipeline_or_an_opponent_that_keeps_the_grids_as_they_are(tmp_path):
+    from train.config import ConfigError, load_config
+
+    base = merged(TINY, {"env": {"canonical": True}})
+    with pytest.raises(ConfigError, match="env.canonical needs env.vec_env: batch"):
+        load_config(None, merged(base, {"env": {"vec_env": "dummy"}}))
+    with pytest.raises(ConfigError, match="the opponent 'ppo' is a network that reads the grids as they are"):
+        load_config(None, merged(base, {"league": {"opponents": {"ppo": 1.0}}}))
+    assert load_config(None, base).env.canonical
