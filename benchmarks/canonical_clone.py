@@ -9,7 +9,8 @@ at 2 players twice, with the same MLP ([256, 256], the `skyjo_v0` observation), 
 decisions, epochs and seed: once from the views as they are, once from the views with every
 grid in its canonical order (`canonical_view`, the move mapped into it and back). It prints each
 clone's agreement with `expert` on the decisions of other games (the same move, and the same move
-up to the symmetries). Needs the `train` extra (torch). A benchmark measures and prints; it
+up to the symmetries) and, with `--play N`, each clone's win rate in N games against `--opponent`
+(the same games for both). Needs the `train` extra (torch). A benchmark measures and prints; it
 asserts nothing.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -63,7 +65,7 @@ def decisions(games: int, seed: int, canonical: bool) -> tuple[np.ndarray, np.nd
     return np.array(observations), np.array(masks), np.array(moves), where
 
 
-def fit_and_predict(train, test_observations, test_masks, epochs: int, seed: int) -> np.ndarray:
+def fit(train, epochs: int, seed: int) -> torch.nn.Module:
     torch.manual_seed(seed)
     x, m, a = (torch.as_tensor(t) for t in train)
     net = torch.nn.Sequential(
@@ -83,9 +85,50 @@ def fit_and_predict(train, test_observations, test_masks, epochs: int, seed: int
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+    return net
+
+
+def predict(net: torch.nn.Module, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     with torch.no_grad():
-        logits = net(torch.as_tensor(test_observations)).masked_fill(~torch.as_tensor(test_masks), -1e9)
+        logits = net(torch.as_tensor(observations)).masked_fill(~torch.as_tensor(masks), -1e9)
     return logits.argmax(1).numpy()
+
+
+class Clone:
+    """A fitted clone as a bot: its most likely legal move, in the canonical order if it learnt in it."""
+
+    def __init__(self, net: torch.nn.Module, canonical: bool) -> None:
+        self.net, self.canonical, self.coder = net, canonical, encoder("skyjo_v0", 2)
+        self.name = "clone"
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, view: SeatView, legal: Sequence[int]) -> int:
+        arrangement = tuple(range(12))
+        if self.canonical:
+            view, arrangements = canonical_view(view)
+            arrangement = arrangements[0]
+        there = [rearrange_action(a, arrangement) for a in legal]
+        mask = np.zeros((1, 26), dtype=bool)
+        mask[0, there] = True
+        move = int(predict(self.net, encode(view, self.coder)[None, :], mask)[0])
+        return legal[there.index(move)]
+
+
+def win_shares(bot: Clone, opponent: str, games: int, seed: int) -> np.ndarray:
+    """The clone's share of each game's win against `opponent` at 2 players (seats rotated)."""
+    shares = np.zeros(games)
+    for g in tqdm(range(games), desc="games", leave=False):
+        me = g % 2
+        seats = [bot if s == me else make(opponent, seed=seed + g) for s in range(2)]
+        state = new_game(Rules(num_players=2), seed=seed + g)
+        while not state.is_finished:
+            seat = state.current_player
+            apply_action(state, seats[seat].act(seat_view(state, seat), legal_actions(state)))
+        winners = [] if state.is_truncated else state.winners
+        shares[g] = 1.0 / len(winners) if me in winners else 0.0
+    return shares
 
 
 def agreement(
@@ -106,19 +149,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=400, help="expert's games to learn from")
     parser.add_argument("--test-games", type=int, default=40, help="other games whose decisions are predicted")
     parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--play", type=int, default=0, help="games each clone then plays against --opponent (0: none)")
+    parser.add_argument("--opponent", default="expert")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     start = time.perf_counter()
+    shares = []
     for canonical in (False, True):
         *train, _ = decisions(args.games, args.seed * 1_000_000, canonical)
         test_obs, test_masks, test_moves, where = decisions(args.test_games, args.seed * 1_000_000 + 500_000, canonical)
-        predicted = fit_and_predict(train, test_obs, test_masks, args.epochs, args.seed)
-        same, alike = agreement(predicted, test_moves, where)
+        net = fit(train, args.epochs, args.seed)
+        same, alike = agreement(predict(net, test_obs, test_masks), test_moves, where)
         print(
             f"{'canonical order' if canonical else 'as they are':15s}: {len(train[0])} decisions of {args.games} games, "
             f"{args.epochs} epochs; on {len(test_moves)} decisions of {args.test_games} other games the clone plays "
             f"expert's move at {same:.3f}, the same move up to the symmetries at {alike:.3f}"
+        )
+        if args.play:
+            shares.append(win_shares(Clone(net, canonical), args.opponent, args.play, args.seed * 1_000_000 + 700_000))
+            print(
+                f"  it wins {shares[-1].mean():.3f} of {args.play} games against {args.opponent} (2 players, seats rotated)"
+            )
+    if args.play:
+        diff = shares[1] - shares[0]
+        print(
+            f"canonical - as they are, the same games: {diff.mean():+.3f} (paired SE {diff.std(ddof=1) / len(diff) ** 0.5:.3f})"
         )
     print(f"{time.perf_counter() - start:.0f} s")
     return 0
