@@ -70,12 +70,17 @@ def test_a_rearranged_position_plays_the_rearranged_moves_to_the_same_round_scor
         assert real.round_history == other.round_history
 
 
-def test_a_view_rearranged_and_back_is_the_view():
-    rng = np.random.default_rng(1)
-    for state in random_states(3, games=1, seed=1, every=9):
+def rearranged_views(num_players: int, games: int, seed: int, every: int):
+    """(state, the mover's view, random arrangements of every seat's grid, the view rearranged so)."""
+    rng = np.random.default_rng(seed)
+    for state in random_states(num_players, games=games, seed=seed, every=every):
         view = seat_view(state, state.current_player)
-        arrangements = [random_arrangement(rng) for _ in range(3)]
-        there = rearrange_view(view, arrangements)
+        arrangements = [random_arrangement(rng) for _ in range(num_players)]
+        yield state, view, arrangements, rearrange_view(view, arrangements)
+
+
+def test_a_view_rearranged_and_back_is_the_view():
+    for state, view, arrangements, there in rearranged_views(3, games=1, seed=1, every=9):
         assert rearrange_view(there, [inverse(a) for a in arrangements]) == view
         assert there == seat_view(rearranged_state(state, _absolute(arrangements, view.seat)), view.seat)
 
@@ -133,11 +138,7 @@ def test_placing_the_third_card_of_a_column_clears_it():
 
 
 def test_a_move_and_its_rearrangement_have_the_same_key():
-    rng = np.random.default_rng(2)
-    for state in random_states(2, games=4, seed=2, every=3):
-        view = seat_view(state, state.current_player)
-        arrangements = [random_arrangement(rng) for _ in range(2)]
-        there = rearrange_view(view, arrangements)
+    for state, view, arrangements, there in rearranged_views(2, games=4, seed=2, every=3):
         for action in legal_actions(state):
             assert move_key(view, action) == move_key(there, rearrange_action(action, arrangements[0]))
 
