@@ -84,7 +84,9 @@ class PolicyBot:
         self._rng = np.random.default_rng(seed)
 
     def action_logits(self, observation: np.ndarray) -> np.ndarray:
-        """The network's 26 logits for one observation vector (the hint of `skyjo serve` reads them)."""
+        """The network's 26 logits for one observation vector, as the network reads it: for a network of
+        canonical grids, of a view in the canonical order, the logits in that order (`view_logits` takes
+        a view and gives the logits of its real grid)."""
         return self.network.logits(observation)
 
     def view_logits(self, view: SeatView) -> np.ndarray:

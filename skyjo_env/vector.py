@@ -19,10 +19,10 @@ Two faces of it:
 Game i is the game of a `Skyjo-v0` env reset with seed `seed + i` (Gymnasium's
 `SyncVectorEnv` seeds its envs this way): with the same arguments, a batch gives the same
 observations, rewards, ends and masks as `num_envs` separate envs, step for step, as long
-as the opponents' moves do not depend on which other games are in the batch. That holds for
-the bots (one object per game and seat) and for deterministic trained policies (the
-default); a policy that samples (`deterministic=False`) draws from one generator for the
-whole batch.
+as the opponents' moves do not depend on which other games are in the batch, and without
+`canonical` (which `Skyjo-v0` does not have). That holds for the bots (one object per game and
+seat) and for deterministic trained policies (the default); a policy that samples
+(`deterministic=False`) draws from one generator for the whole batch.
 
 | argument | default | meaning |
 |---|---|---|

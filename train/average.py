@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.sb3_model import network_from_sb3
+from agents.sb3_model import CANONICAL_ATTRIBUTE, network_from_sb3
 
 
 class AverageError(ValueError):
@@ -40,6 +40,11 @@ def average_models(paths: list[Path], out: Path) -> Path:
             raise AverageError(
                 f"{path} observes {model.observation_space}, {paths[0]} {models[0].observation_space}: "
                 "models for different player counts cannot be averaged"
+            )
+        if getattr(model, CANONICAL_ATTRIBUTE, False) != getattr(models[0], CANONICAL_ATTRIBUTE, False):
+            raise AverageError(
+                f"{path} and {paths[0]} read the grids in different orders (one was trained with env.canonical): "
+                "their weights cannot be averaged"
             )
         if other.keys() != first.keys() or any(other[k].shape != first[k].shape for k in first):
             shapes = lambda sd: [tuple(v.shape) for k, v in sd.items() if k.endswith("weight")]  # noqa: E731

@@ -307,22 +307,27 @@ class TrainConfig:
         )
 
     def _check_canonical(self) -> None:
-        """env.canonical: the batch pipeline, and no opponent network that reads the grids as they are
-        (it would see every grid rearranged, and play it badly: docs/training.md)."""
+        """env.canonical: the batch pipeline, and opponents (and a warm start's bot) that play any
+        arrangement of the grids: the rule bots, `self`, networks of canonical grids. Any other agent
+        would see every grid rearranged (docs/training.md)."""
         _require(
             self.env.vec_env == "batch",
             f"env.canonical needs env.vec_env: batch (the {self.env.vec_env} pipeline keeps the grids as they are)",
         )
-        names = {*self.opponent_names(), self.warm_start.bot} - {"self"}
+        names = {*self.opponent_names(), self.warm_start.bot} - {"self", NO_WARM_START}
         for name in sorted(names):
+            if name in ARRANGEMENT_FREE_BOTS:
+                continue
             try:
                 bot = make_agent(name)
             except (ValueError, OSError):
                 continue  # an unknown name or a missing file: the name checks say so
+            except ImportError:  # an agent of an extra that is not installed: not one of those either
+                bot = None
             _require(
-                not hasattr(bot, "view_logits") or bool(getattr(bot, "canonical", False)),
-                f"env.canonical: the opponent {name!r} is a network that reads the grids as they are; in games "
-                "with the grids in their canonical order it would play every position rearranged",
+                bool(getattr(bot, "canonical", False)) and hasattr(bot, "view_logits"),
+                f"env.canonical: the opponent {name!r} reads the grids as they are; games with the grids in "
+                f"their canonical order take {', '.join(ARRANGEMENT_FREE_BOTS)}, self, or networks of canonical grids",
             )
 
     def _check_warm_start(self) -> None:
@@ -370,6 +375,7 @@ class TrainConfig:
             "env.table_sizes": bool(self.env.table_sizes),
             "ppo.policy: seats": self.ppo.policy != "mlp",
             f"env.observation: {SEATS_VERSION}": self.env.observation != "skyjo_v0",
+            "env.canonical": self.env.canonical,
         }
         given = [name for name, is_set in unsupported.items() if is_set]
         if given:
@@ -449,7 +455,10 @@ class TrainConfig:
 
     def check_resume(self, saved: TrainConfig) -> None:
         """Refuse overrides that a checkpoint cannot take: the fields that shape its network."""
-        fixed = ["backend", "ppo.policy", "ppo.net_arch", "ppo.seat_arch", "ppo.activation", "env.observation"]
+        fixed = [
+            *("backend", "ppo.policy", "ppo.net_arch", "ppo.seat_arch", "ppo.activation", "env.observation"),
+            "env.canonical",  # the weights learnt one order of the grids
+        ]
         if saved.env.observation != SEATS_VERSION:
             fixed.append("env.num_players")  # the skyjo_v0 observation's size depends on it
         changed = [key for key in fixed if self.value(key) != saved.value(key)]
@@ -677,6 +686,8 @@ _ABSENT = object()
 #: Fields added after run folders were first written, with what a run of an earlier version did: the value
 #: a run folder without the field is resumed with (it is not a default guessed, it is what that run did).
 SINCE_ADDED: dict[str, Any] = {"env.canonical": False}
+#: The bots that decide by what a slot holds, never by where it is: they play any arrangement of the grids.
+ARRANGEMENT_FREE_BOTS = ("random", "greedy", "expert")
 
 
 def _lookup(data: dict[str, Any], key: str) -> Any:

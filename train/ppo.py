@@ -358,11 +358,27 @@ def _load_init_model(model: Any, config: TrainConfig) -> None:
                 raise ModelLoadError(f"it reads the {network.observation} observation, not {config.env.observation}")
             if not set(config.sizes()) <= set(network.players):
                 raise ModelLoadError(f"it plays {list(network.players)} players; this run plays {config.sizes()}")
+            _check_grids(network.canonical, config)
             load_network_into(model, network, path)
         else:
+            from agents.sb3_model import network_from_sb3
+
+            _check_grids(network_from_sb3(path).canonical, config)
             model.set_parameters(path, exact_match=True, device=model.device)
     except (ModelLoadError, ValueError, RuntimeError, KeyError) as e:
         raise ConfigError(f"init_model {path} does not fit this config's network: {e}") from None
+
+
+def _check_grids(canonical: bool, config: TrainConfig) -> None:
+    """An init_model learnt in the order of the grids this run keeps (`env.canonical`), else a ModelLoadError."""
+    from agents.model_file import ModelLoadError
+
+    if canonical != config.env.canonical:
+        order = {True: "in their canonical order", False: "as they are"}
+        raise ModelLoadError(
+            f"it reads the grids {order[canonical]}, and this run keeps them {order[config.env.canonical]} "
+            f"(env.canonical: {str(config.env.canonical).lower()})"
+        )
 
 
 def warm_start(model, config: TrainConfig, run_dir: Path, value_only: bool = False) -> None:

@@ -128,7 +128,12 @@ def _init_network(config: TrainConfig) -> PolicyNetwork:
         network = load_policy(config.init_model)
     except ModelLoadError as e:
         raise ConfigError(f"init_model: {e}") from None
-    wanted = {"observation": OBSERVATION_VERSION, "activation": config.ppo.activation, "architecture": "mlp"}
+    wanted = {
+        "observation": OBSERVATION_VERSION,
+        "activation": config.ppo.activation,
+        "architecture": "mlp",
+        "canonical": False,  # the rllib backend keeps the grids as they are
+    }
     for key, value in wanted.items():
         if getattr(network, key) != value:
             raise ConfigError(

@@ -61,9 +61,14 @@ def rearrange_view(view: SeatView, arrangements: Sequence[Arrangement]) -> SeatV
     """`view` with each seat's grid rearranged (`arrangements[rel]` for relative seat `rel`)."""
     if len(arrangements) != view.num_players:
         raise ValueError(f"{len(arrangements)} arrangements for {view.num_players} seats")
+    for arrangement in arrangements:
+        _check(arrangement)
+    return _rearranged(view, arrangements)
+
+
+def _rearranged(view: SeatView, arrangements: Sequence[Arrangement]) -> SeatView:
     values, status = [], []
     for rel, arrangement in enumerate(arrangements):
-        _check(arrangement)
         v, s = [0] * NUM_SLOTS, [0] * NUM_SLOTS
         for slot, to in enumerate(arrangement):
             v[to], s[to] = view.grid_values[rel][slot], view.grid_status[rel][slot]
@@ -129,7 +134,7 @@ def canonical_view(view: SeatView) -> tuple[SeatView, list[Arrangement]]:
     """`view` with every seat's grid in its canonical order, and the arrangements that did it
     (`rearrange_action(action, arrangements[0])` is the viewer's move in it)."""
     arrangements = [canonical_arrangement(view, rel) for rel in range(view.num_players)]
-    return rearrange_view(view, arrangements), arrangements
+    return _rearranged(view, arrangements), arrangements
 
 
 def move_key(view: SeatView, action: int) -> Hashable:

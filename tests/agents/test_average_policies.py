@@ -40,6 +40,7 @@ def test_the_mean_network_holds_the_mean_of_every_weight():
         (PolicyNetwork(random_layers([(16, SIZE_2P), (26, 16)], seed=1), "relu", [2]), "activation 'relu'"),
         (PolicyNetwork(random_layers([(24, SIZE_2P), (26, 24)], seed=1), "tanh", [2]), "other layers"),
         (seats_network(), "architecture 'seats'"),
+        (small_network(canonical=True), "canonical True"),
     ],
 )
 def test_networks_that_differ_are_refused_with_the_difference(other, message):

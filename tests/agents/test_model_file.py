@@ -502,7 +502,13 @@ def test_a_bad_grids_field_is_refused_with_the_reason(tmp_path, edit, message):
 
 
 def test_a_bot_of_a_network_of_canonical_grids_reads_the_grids_in_their_canonical_order():
-    from skyjo_env.engine.symmetry import canonical_view, rearrange_action
+    from skyjo_env.engine.symmetry import (
+        canonical_view,
+        move_key,
+        random_arrangement,
+        rearrange_action,
+        rearrange_view,
+    )
 
     canonical, plain = PolicyBot(small_network(canonical=True)), PolicyBot(small_network())
     assert canonical.canonical and not plain.canonical
@@ -515,4 +521,9 @@ def test_a_bot_of_a_network_of_canonical_grids_reads_the_grids_in_their_canonica
         for action in range(26):
             assert logits[action] == plain.view_logits(seen)[rearrange_action(action, arrangements[0])]
         assert canonical.act_batch([view, view], [legal, legal]) == [canonical.act(view, legal)] * 2
+        # any arrangement of the same position: the same move, rearranged (up to the symmetries)
+        arrangements = [random_arrangement(rng) for _ in range(2)]
+        there = rearrange_view(view, arrangements)
+        moved = canonical.act(there, [rearrange_action(a, arrangements[0]) for a in legal])
+        assert move_key(there, moved) == move_key(there, rearrange_action(canonical.act(view, legal), arrangements[0]))
         apply_action(state, legal[int(rng.integers(len(legal)))])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -474,6 +475,17 @@ def test_a_canonical_run_plays_games_of_canonical_grids_and_its_networks_say_so(
         assert load_policy(path).canonical and load_policy(path).metadata()["grids"] == "canonical"
     bot = PolicyBot(run / "final_model.zip")  # the checkpoint keeps it too
     assert bot.canonical
+    _refused_init_model(tmp_path, str(run / "final_model.zip"), False, warm_start={"bot": "none"})
+    from sb3_contrib import MaskablePPO
+
+    from agents.sb3_model import CANONICAL_ATTRIBUTE
+    from train.average import AverageError, average_models
+
+    plain = MaskablePPO.load(run / "final_model.zip", device="cpu")
+    setattr(plain, CANONICAL_ATTRIBUTE, False)  # the same weights, said to read the grids as they are
+    plain.save(tmp_path / "plain.zip")
+    with pytest.raises(AverageError, match="read the grids in different orders"):
+        average_models([run / "final_model.zip", tmp_path / "plain.zip"], tmp_path / "mean.zip")
     plays_a_legal_game(bot, seed=3)
     rng = np.random.default_rng(0)
     state = new_game(Rules(), seed=5)
@@ -493,6 +505,40 @@ def test_a_canonical_run_refuses_a_pipeline_or_an_opponent_that_keeps_the_grids_
     base = merged(TINY, {"env": {"canonical": True}})
     with pytest.raises(ConfigError, match="env.canonical needs env.vec_env: batch"):
         load_config(None, merged(base, {"env": {"vec_env": "dummy"}}))
-    with pytest.raises(ConfigError, match="the opponent 'ppo' is a network that reads the grids as they are"):
-        load_config(None, merged(base, {"league": {"opponents": {"ppo": 1.0}}}))
+    for opponent in ("ppo", "ppo+search", "openspiel-mcts"):
+        with pytest.raises(ConfigError, match=re.escape(f"the opponent '{opponent}' reads the grids as they are")):
+            load_config(None, merged(base, {"league": {"opponents": {opponent: 1.0}}}))
+    with pytest.raises(ConfigError, match="the rllib backend does not take env.canonical"):
+        load_config(None, merged(base, {"backend": "rllib", "ppo": {"rollout_steps": 256}}))
     assert load_config(None, base).env.canonical
+
+
+def _refused_init_model(tmp_path, init_model: str, canonical: bool, **changes) -> None:
+    """A run of `canonical` grids from `init_model` is refused when the model learnt the other order."""
+    from train.config import ConfigError
+    from train.ppo import _new_run_model, build_vec_env
+
+    changes = merged(changes, {"env": {**changes.get("env", {}), "canonical": canonical}})
+    config, run, _ = _in_process_run(tmp_path, init_model=init_model, **changes)
+    env = build_vec_env(config, run / "pool")
+    try:
+        with pytest.raises(ConfigError, match="reads the grids"):
+            _new_run_model(config, run, env)
+    finally:
+        env.close()
+
+
+def test_a_canonical_run_and_a_plain_one_do_not_take_each_others_weights_nor_change_order_on_a_resume(tmp_path):
+    from agents.model_file import save_policy
+    from train.config import ConfigError, load_config
+
+    seats = {"env": {"table_sizes": {2: 1, 3: 1}, "observation": "skyjo_v1"}, "ppo": {"policy": "seats"}}
+    seats["warm_start"] = {"bot": "expert", "games": 1, "epochs": 1}
+    canonical = load_policy(agents.make("ppo").path)
+    canonical.canonical = True
+    save_policy(canonical, tmp_path / "canonical.safetensors")
+    _refused_init_model(tmp_path, str(agents.make("ppo").path), True, **seats)
+    _refused_init_model(tmp_path, str(tmp_path / "canonical.safetensors"), False, **seats)
+    saved = load_config(None, merged(TINY, {"env": {"canonical": True}}))
+    with pytest.raises(ConfigError, match="env.canonical cannot change"):
+        load_config(None, merged(TINY, {"env": {"canonical": False}})).check_resume(saved)
