@@ -72,10 +72,10 @@ def network_from_model(model: Any, source: str = "", players: Sequence[int] | No
 
     An `MlpPolicy` over `skyjo_v0` (one table size) or `skyjo_v1` becomes an `mlp`; a policy with
     `train.seats_policy.SeatsExtractor` over `skyjo_v1` becomes a `seats` network. A model trained on
-    games with the grids in their canonical order (`skyjo train` with `env.canonical` sets the model's
-    `CANONICAL_ATTRIBUTE`, which its checkpoints keep) becomes a network that says so (`grids`). `players`: the
-    table sizes a `skyjo_v1` network is declared to play (default: every size, 2..8). `source`
-    names the model in errors and in `info["source"]`.
+    games with the grids in their canonical order (`skyjo train` with `env.canonical` sets the
+    model's `CANONICAL_ATTRIBUTE`, which its checkpoints keep) becomes a network that says so
+    (`grids`). `players`: the table sizes a `skyjo_v1` network is declared to play (default: every
+    size, 2..8). `source` names the model in errors and in `info["source"]`.
     """
     path = source or "the model"
     import torch.nn as nn  # present: sb3-contrib needs torch

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.model_file import SUFFIX, save_policy
+from agents.model_file import SUFFIX, ModelLoadError, save_policy
 from agents.sb3_model import CANONICAL_ATTRIBUTE, export_sb3_model, network_from_model
 from skyjo_env import files
 from train.config import ConfigError, TrainConfig
@@ -347,7 +347,7 @@ def _new_run_model(config: TrainConfig, run_dir: Path, env) -> Any:
 
 def _load_init_model(model: Any, config: TrainConfig) -> None:
     """init_model's weights into the new model, refused (ConfigError) unless they fit its network."""
-    from agents.model_file import ModelLoadError, load_policy
+    from agents.model_file import load_policy
     from agents.sb3_model import load_network_into
 
     path = config.init_model
@@ -371,8 +371,6 @@ def _load_init_model(model: Any, config: TrainConfig) -> None:
 
 def _check_grids(canonical: bool, config: TrainConfig) -> None:
     """An init_model learnt in the order of the grids this run keeps (`env.canonical`), else a ModelLoadError."""
-    from agents.model_file import ModelLoadError
-
     if canonical != config.env.canonical:
         order = {True: "in their canonical order", False: "as they are"}
         raise ModelLoadError(
