@@ -143,9 +143,11 @@ class SeatedGame:
         of the move (module doc)."""
         observers = self._observers
         told = (seat_view(self.state, self.state.current_player), legal_actions(self.state)) if observers else None
-        mover, rounds = self.state.current_player, len(self.state.round_history)
-        state = apply_action(self.state, action)
-        if self.canonical:  # a move changes its mover's grid only, but the end of a round every grid
+        if not self.canonical:
+            state = apply_action(self.state, action)
+        else:  # a move changes its mover's grid only, but the end of a round every grid
+            mover, rounds = self.state.current_player, len(self.state.round_history)
+            state = apply_action(self.state, action)
             canonicalize(state, None if len(state.round_history) != rounds or state.is_truncated else (mover,))
         if told is not None:
             for bot in observers:

@@ -66,15 +66,18 @@ def rearrange_view(view: SeatView, arrangements: Sequence[Arrangement]) -> SeatV
     return _rearranged(view, arrangements)
 
 
+def _placed(cells: Sequence[int], arrangement: Arrangement) -> list[int]:
+    """A grid's slots (values or statuses) with the card of each slot moved where `arrangement` says."""
+    out = [0] * NUM_SLOTS
+    for slot, to in enumerate(arrangement):
+        out[to] = cells[slot]
+    return out
+
+
 def _rearranged(view: SeatView, arrangements: Sequence[Arrangement]) -> SeatView:
-    values, status = [], []
-    for rel, arrangement in enumerate(arrangements):
-        v, s = [0] * NUM_SLOTS, [0] * NUM_SLOTS
-        for slot, to in enumerate(arrangement):
-            v[to], s[to] = view.grid_values[rel][slot], view.grid_status[rel][slot]
-        values.append(tuple(v))
-        status.append(tuple(s))
-    return view._replace(grid_values=tuple(values), grid_status=tuple(status))
+    values = tuple(tuple(_placed(view.grid_values[rel], a)) for rel, a in enumerate(arrangements))
+    status = tuple(tuple(_placed(view.grid_status[rel], a)) for rel, a in enumerate(arrangements))
+    return view._replace(grid_values=values, grid_status=status)
 
 
 def rearrange_action(action: int, arrangement: Arrangement) -> int:
@@ -121,12 +124,8 @@ def canonicalize(state: GameState, seats: Sequence[int] | None = None) -> GameSt
     for seat in range(state.num_players) if seats is None else seats:
         values, status = state.values[seat], state.status[seat]
         arrangement = _canonical(values, status)
-        if arrangement == IDENTITY:
-            continue
-        new_values, new_status = list(values), list(status)
-        for slot, to in enumerate(arrangement):
-            new_values[to], new_status[to] = values[slot], status[slot]
-        values[:], status[:] = new_values, new_status
+        if arrangement != IDENTITY:
+            values[:], status[:] = _placed(values, arrangement), _placed(status, arrangement)
     return state
 
 
