@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from agents.base import one_blas_thread
@@ -309,13 +310,14 @@ def play_chunked(
     size = max(1, min(50, len(indices) // (workers * 8) or 1))
     jobs = [job(indices[a : a + size]) for a in range(0, len(indices), size)]
     bar = tqdm(total=len(indices), desc=desc, unit="game", disable=not progress, file=sys.stderr)
-    if workers == 1:
-        for one in jobs:
-            part = play(one)
-            results += part
-            bar.update(len(part))
-            if on_part is not None:
-                on_part(part)
+    if workers == 1:  # here, with one BLAS thread while the games play, as a worker has
+        with threadpool_limits(limits=1):
+            for one in jobs:
+                part = play(one)
+                results += part
+                bar.update(len(part))
+                if on_part is not None:
+                    on_part(part)
     else:
         with worker_pool(workers) as pool:
             for part in pool.imap_unordered(play, jobs):

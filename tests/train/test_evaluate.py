@@ -175,6 +175,18 @@ def test_the_eval_workers_run_numpys_blas_on_one_thread():
         assert pool.map(_blas_threads, range(2)) == [[1], [1]]
 
 
+def test_one_worker_plays_here_on_one_blas_thread_and_gives_the_threads_back():
+    script = (
+        "from train.evaluate import play_chunked\n"
+        "from tests.train.test_evaluate import _blas_threads\n"
+        "during = play_chunked(_blas_threads, lambda chunk: 0, 1, 1, 'x', False)\n"
+        "print(during, _blas_threads(0))\n"
+    )
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[1] [2]"
+
+
 def test_a_paired_difference_is_the_mean_of_the_per_game_differences_on_the_same_deals(tmp_path):
     new, old = tmp_path / "new.jsonl", tmp_path / "old.jsonl"
     evaluate(["expert", "random"], games=12, seed=3, workers=1, progress=False, records=new)
