@@ -48,6 +48,12 @@ seat's value after the move, and keeps the network's own move unless another is 
   default `ms` (170) bounds a searched move, and a move takes a mean of 41 to 49 ms at 2 players
   (against `ppo`, `expert`) and 52 to 57 ms at 4 and 8 against experts, a median under a millisecond
   (docs/search.md).
+- **`symmetry`** (default off; `symmetry=on`): rearranging a grid's columns, or a column's cards, gives
+  the same position (`skyjo_env.engine.symmetry`), so two moves with the same `move_key` are the same
+  move on two arrangements of the grid (turning up either of two face-down cards in like columns). With
+  `symmetry=on` the candidates are the network's likeliest move of each such class, so `top=2` compares
+  two moves that differ, and a decision is sure when the network gives its move and the moves
+  equivalent to it together at least `confident`.
 - **`leaf="win"` or `"margin"`, `depth=0`: exact one-ply expectation.** A move turns up at most
   one unseen card (the draw pile's top, or the face-down card turned or exchanged), whose value
   follows the unseen counts exactly; the search scores every value the card can have, weighted
@@ -83,6 +89,7 @@ from skyjo_env.engine import DRAW, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, apply_
 from skyjo_env.engine.cards import CARD_VALUES
 from skyjo_env.engine.codes import HIDDEN, REMOVED, Phase
 from skyjo_env.engine.state import GameState
+from skyjo_env.engine.symmetry import move_key
 from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.engine.worlds import sample_world, unseen_counts
 from skyjo_env.observation import StateEncoding, encode, encoder
@@ -108,6 +115,13 @@ def _top(text: str) -> int | None:
 def _probability(text: str) -> float | None:
     """a probability or off"""
     return None if text == "off" else float(text)
+
+
+def _switch(text: str) -> bool:
+    """on or off"""
+    if text not in ("on", "off"):
+        raise ValueError(text)
+    return text == "on"
 
 
 @dataclass
@@ -146,6 +160,7 @@ class SearchBot:
         "objective": str,
         "opponents": str,
         "confident": _probability,
+        "symmetry": _switch,
     }
 
     def __init__(
@@ -166,6 +181,7 @@ class SearchBot:
         objective: str = "margin",
         opponents: str | Policy = DEFAULT_OPPONENTS,
         confident: float | None = 0.99,
+        symmetry: bool = False,
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
@@ -205,7 +221,7 @@ class SearchBot:
             z,
         )
         self.draws, self.batch, self.cut, self.objective = draws, batch, cut, objective
-        self.confident = confident
+        self.confident, self.symmetry = confident, symmetry
         self._round_scores = _shipped_round_scores() if objective == "win" else None
         self.opponents = OpponentLibrary.parse(opponents)
         self._me: int | None = None  # the seat this bot plays in the current game (known at its first move)
@@ -245,7 +261,7 @@ class SearchBot:
         # no choice, or no model of some seat (the search stands aside); else, with `confident`, the network sure
         aside = len(legal) == 1 or view.phase == _SETUP or bool(self.opponents.unfit(view.seat))
         logits = self._logits(view) if aside or self.confident is not None else None  # one forward pass
-        if aside or self._sure(logits, legal):
+        if aside or self._sure(view, logits, legal):
             network_move, _ = self._network_order(view, legal, logits)
             self._rng.integers(2**63)  # one draw a move, searched or not
             return network_move
@@ -264,6 +280,8 @@ class SearchBot:
         legal = list(legal_actions_)
         network_move, order = self._network_order(view, legal)
         world_rng = np.random.default_rng(self._rng.integers(2**63))
+        if self.symmetry:  # one move of each class of equivalent moves, the most likely
+            order = _distinct(view, order)
         candidates = order if self.top is None else order[: self.top]
         for action in [network_move, *include]:
             if action not in legal:
@@ -290,14 +308,20 @@ class SearchBot:
         check_plays(self, n, self.name)
         return self.network.logits(encode(view, self._coder(n))[None, :])[0]
 
-    def _sure(self, logits: np.ndarray | None, legal: list[int]) -> bool:
+    def _sure(self, view: SeatView, logits: np.ndarray | None, legal: list[int]) -> bool:
         """With `confident`: whether the network (its `logits`) gives its move at least that probability
-        (over the legal moves), so that the move is played without a search."""
+        (over the legal moves; with `symmetry`, its move and the moves equivalent to it together), so
+        that the move is played without a search."""
         if self.confident is None or logits is None:
             return False
         legal_logits = logits[legal]
         weights = np.exp(legal_logits - legal_logits.max())
-        return bool(weights.max() / weights.sum() >= self.confident)
+        chances = weights / weights.sum()
+        best = int(np.argmax(chances))
+        if chances[best] >= self.confident or not self.symmetry:
+            return bool(chances[best] >= self.confident)
+        key = move_key(view, legal[best])
+        return bool(sum(p for action, p in zip(legal, chances) if move_key(view, action) == key) >= self.confident)
 
     def _choose(self, candidates, values, errors, network_move) -> int:
         base = values[candidates.index(network_move)]
@@ -599,6 +623,18 @@ class _SeatDraws:
                 pile[i], pile[-1] = pile[-1], pile[i]
                 return
         raise RuntimeError(f"card {card} of a seat's run is not in the draw pile")
+
+
+def _distinct(view: SeatView, moves: Sequence[int]) -> list[int]:
+    """`moves` less each move equivalent to an earlier one up to the grid's symmetries (`move_key`)."""
+    seen: set = set()
+    distinct = []
+    for action in moves:
+        key = move_key(view, action)
+        if key not in seen:
+            seen.add(key)
+            distinct.append(action)
+    return distinct
 
 
 def _turned_up(state: GameState, action: int) -> tuple | None:

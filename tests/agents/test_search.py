@@ -12,10 +12,11 @@ from agents.base import parse_agent_options
 from agents.model_file import PolicyNetwork, load_policy, round_margin
 from agents.opponent_model import EVIDENCE, FIT, OpponentLibrary
 from agents.ppo_bot import SHIPPED_MODEL_2P, SHIPPED_MODEL_ALL
-from agents.search import SearchBot, _estimated_scores, _force, _SeatDraws, _turned_up
+from agents.search import SearchBot, _distinct, _estimated_scores, _force, _SeatDraws, _turned_up
 from agents.win_chance import RoundScores, chance_of_winning
 from skyjo_env.engine import DRAW, TAKE_DISCARD, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.codes import HIDDEN, Phase
+from skyjo_env.engine.symmetry import move_key
 from skyjo_env.engine.view import seat_view
 from skyjo_env.engine.worlds import sample_world, unseen_counts
 from skyjo_env.seated import SeatedGame
@@ -244,6 +245,7 @@ def test_a_version_1_file_plays_with_round_playouts_and_value_leaves_need_a_head
         {"leaf": "round", "worlds": 4, "top": 2, "objective": "win"},
         {"leaf": "round", "worlds": 4, "top": 2, "opponents": "expert"},
         {"leaf": "round", "worlds": 4, "top": 2, "opponents": "expert|network"},
+        {"leaf": "round", "worlds": 4, "top": 3, "symmetry": True},
     ],
 )
 def test_no_peeking_the_real_hidden_cards_change_no_search_result(options):
@@ -511,3 +513,60 @@ def test_a_network_of_canonical_grids_is_refused_by_the_search():
     network.canonical = True
     with pytest.raises(ValueError, match="canonical order"):
         SearchBot(network)
+
+
+def _chances(view, legal):
+    """The network's probability of each legal move (in `legal`'s order)."""
+    logits = SearchBot(seed=0)._logits(view)[legal]
+    weights = np.exp(logits - logits.max())
+    return weights / weights.sum()
+
+
+def test_symmetry_is_off_by_default_and_on_by_name():
+    assert SearchBot().symmetry is False
+    assert agents.make("ppo+search:symmetry=on").symmetry is True
+    assert agents.make("ppo+search:symmetry=off").symmetry is False
+    with pytest.raises(ValueError, match="symmetry must be on or off"):
+        agents.make("ppo+search:symmetry=yes")
+
+
+def test_distinct_keeps_the_first_move_of_each_class_in_order():
+    state = _mid_round(2, 6)  # holding a drawn card, with face-down cards in like columns
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    kept = _distinct(view, legal)
+    keys = [move_key(view, action) for action in kept]
+    assert len(set(keys)) == len(keys) < len(legal)  # some moves were equivalent, one of each kept
+    assert {move_key(view, action) for action in legal} == set(keys)  # every class kept
+    for action in kept:  # in the order given, each the first of its class
+        first = next(a for a in legal if move_key(view, a) == move_key(view, action))
+        assert action == first
+    assert kept == sorted(kept, key=legal.index)
+
+
+def test_with_symmetry_the_candidates_are_moves_that_differ_beyond_the_grids_arrangement():
+    state = _mid_round(2, 6)  # the network's two likeliest moves are equivalent here
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    order = [legal[i] for i in np.argsort(-_chances(view, legal), kind="stable")]
+    assert move_key(view, order[0]) == move_key(view, order[1])
+    plain = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=None).evaluate(view, legal)
+    assert plain.candidates == order[:2]
+    sym = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=None, symmetry=True)
+    result = sym.evaluate(view, legal)
+    assert result.candidates[0] == order[0] == result.network_move
+    assert len(result.candidates) == 2
+    assert move_key(view, result.candidates[1]) != move_key(view, order[0])
+    assert result.candidates[1] == next(a for a in order if move_key(view, a) != move_key(view, order[0]))
+
+
+def test_with_symmetry_a_move_is_sure_when_its_class_is():
+    state = _mid_round(2, 3)  # the network's move under 0.99, with the moves equivalent to it over 0.99
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    chances = _chances(view, legal)
+    best = int(np.argmax(chances))
+    same = sum(p for a, p in zip(legal, chances) if move_key(view, a) == move_key(view, legal[best]))
+    assert chances[best] < 0.99 <= same
+    plain = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0)
+    plain.act(view, legal)
+    assert plain.last is not None  # searched
+    sym = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, symmetry=True)
+    assert sym.act(view, legal) == legal[best] and sym.last is None  # played without a search
