@@ -154,18 +154,22 @@ def _blas_threads(_: int) -> list[int]:
     return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
 
-def test_one_blas_thread_limits_numpys_blas_in_a_process_that_had_two():
-    script = (
-        "import numpy\n"
-        "from agents.base import one_blas_thread\n"
-        "from tests.train.test_evaluate import _blas_threads\n"
-        "before = _blas_threads(0)\n"
-        "one_blas_thread()\n"
-        "print(before, _blas_threads(0))\n"
-    )
+def _printed_with_two_blas_threads(*lines: str) -> str:
+    """What a new Python process prints running `lines`, started with a BLAS pool of two threads."""
+    script = "from tests.train.test_evaluate import _blas_threads\n" + "".join(f"{line}\n" for line in lines)
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[2] [1]"
+    return out.stdout.strip()
+
+
+def test_one_blas_thread_limits_numpys_blas_in_a_process_that_had_two():
+    printed = _printed_with_two_blas_threads(
+        "from agents.base import one_blas_thread",
+        "before = _blas_threads(0)",
+        "one_blas_thread()",
+        "print(before, _blas_threads(0))",
+    )
+    assert printed == "[2] [1]"
 
 
 def test_the_eval_workers_run_numpys_blas_on_one_thread():
@@ -176,15 +180,12 @@ def test_the_eval_workers_run_numpys_blas_on_one_thread():
 
 
 def test_one_worker_plays_here_on_one_blas_thread_and_gives_the_threads_back():
-    script = (
-        "from train.evaluate import play_chunked\n"
-        "from tests.train.test_evaluate import _blas_threads\n"
-        "during = play_chunked(_blas_threads, lambda chunk: 0, 1, 1, 'x', False)\n"
-        "print(during, _blas_threads(0))\n"
+    printed = _printed_with_two_blas_threads(
+        "from train.evaluate import play_chunked",
+        "during = play_chunked(_blas_threads, lambda chunk: 0, 1, 1, 'x', False)",
+        "print(during, _blas_threads(0))",
     )
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[1] [2]"
+    assert printed == "[1] [2]"
 
 
 def test_a_paired_difference_is_the_mean_of_the_per_game_differences_on_the_same_deals(tmp_path):
