@@ -23,7 +23,6 @@ EXTRA_MODULES = (
     "starlette",
     "uvicorn",
     "openskill",
-    "threadpoolctl",
 )
 
 
