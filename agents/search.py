@@ -318,8 +318,10 @@ class SearchBot:
         weights = np.exp(legal_logits - legal_logits.max())
         chances = weights / weights.sum()
         best = int(np.argmax(chances))
-        if chances[best] >= self.confident or not self.symmetry:
-            return bool(chances[best] >= self.confident)
+        if chances[best] >= self.confident:
+            return True
+        if not self.symmetry:
+            return False
         key = move_key(view, legal[best])
         return bool(sum(p for action, p in zip(legal, chances) if move_key(view, action) == key) >= self.confident)
 
