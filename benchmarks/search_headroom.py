@@ -6,10 +6,13 @@ Positions are drawn from games of the network against itself (or against `--oppo
 the other seats). At each, `ppo+search`'s estimator (`SearchBot.evaluate`: the same sampled
 worlds for each candidate, each seat drawing from its own run (`--draws seat`), the network at every seat to the
 end of the round, the round's points against the others) scores the network's `--top` moves with
-`--worlds` worlds, many more than a search at play time can afford. It prints:
+`--worlds` worlds, many more than a search at play time can afford (`--equivalent`: only decisions
+where the network's two likeliest moves are the same move up to the grid's symmetries; `--symmetry`:
+one candidate of each class, as `ppo+search:symmetry=on`). It prints:
 
 - how often another move beats the network's by more than 2 standard errors of the paired
-  difference (with 2 candidates against the network's move, chance alone gives about 2-5 %);
+  difference (with 2 candidates against the network's move, chance alone gives about 2-5 %), and
+  how many comparisons fall below it by as much;
 - the spread (standard deviation) of one world's difference between a move and the network's:
   what decides how many worlds a search needs;
 - the gain of a search that picks the best-looking move on half of the worlds, measured on the
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 from tqdm import tqdm
@@ -32,11 +36,19 @@ from agents import make
 from agents.search import SearchBot
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.codes import Phase
+from skyjo_env.engine.state import GameState
+from skyjo_env.engine.symmetry import move_key
 from skyjo_env.engine.view import seat_view
 
 
-def positions(players: int, count: int, opponent: str | None, rng: np.random.Generator):
-    """(state, seat) pairs: a decision of seat 0 (the network) with more than one legal move."""
+def positions(
+    players: int,
+    count: int,
+    opponent: str | None,
+    rng: np.random.Generator,
+    keep: Callable[[GameState], bool] | None = None,
+):
+    """States at a decision of seat 0 (the network) with more than one legal move (and that `keep` keeps)."""
     network = make("ppo")
     others = [network] + [make(opponent) if opponent else network for _ in range(players - 1)]
     found = 0
@@ -44,7 +56,13 @@ def positions(players: int, count: int, opponent: str | None, rng: np.random.Gen
         state = new_game(Rules(num_players=players), seed=int(rng.integers(2**31)))
         while not state.is_finished:
             seat, legal = state.current_player, legal_actions(state)
-            if seat == 0 and state.phase != Phase.SETUP_REVEAL and len(legal) > 1 and rng.random() < 0.03:
+            if (
+                seat == 0
+                and state.phase != Phase.SETUP_REVEAL
+                and len(legal) > 1
+                and rng.random() < 0.03
+                and (keep is None or keep(state))
+            ):
                 yield state.copy()
                 found += 1
                 break
@@ -60,6 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponent", default=None, help="a bot at the other seats (default: the network)")
     parser.add_argument("--draws", default="seat", help="pile or seat (SearchBot's draws)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--equivalent",
+        action="store_true",
+        help="only decisions the default search searches (the network's move under 0.99) where the network's "
+        "two likeliest moves are the same move up to the grid's symmetries (move_key)",
+    )
+    parser.add_argument("--symmetry", action="store_true", help="candidates one of each class (symmetry=on)")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     # one batch of all the worlds: every candidate played in each (none dropped on the way)
@@ -72,16 +97,28 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         draws=args.draws,
         opponents="network",  # the network's own playouts at every seat: what the positions are measured by
+        symmetry=args.symmetry,
     )
-    beaten, gains, candidates, spreads = 0, [], 0, []
+
+    def equivalent_top_two(state: GameState) -> bool:
+        view, legal = seat_view(state, 0), legal_actions(state)
+        logits = search._logits(view)[legal]
+        chances = np.exp(logits - logits.max())
+        chances /= chances.sum()
+        first, second = (legal[i] for i in np.argsort(-chances, kind="stable")[:2])
+        return chances.max() < 0.99 and move_key(view, first) == move_key(view, second)
+
+    beaten, below, gains, candidates, spreads = 0, 0, [], 0, []
     start = time.perf_counter()
-    for state in tqdm(positions(args.players, args.positions, args.opponent, rng), total=args.positions):
+    keep = equivalent_top_two if args.equivalent else None
+    for state in tqdm(positions(args.players, args.positions, args.opponent, rng, keep), total=args.positions):
         result = search.evaluate(seat_view(state, 0), legal_actions(state))
         scores = result.extra["scores"]  # candidates x worlds; the network's move is candidate 0
         diffs = scores[1:] - scores[0]
         spreads.extend(diffs.std(axis=1, ddof=1).tolist())
         z = diffs.mean(axis=1) / np.maximum(diffs.std(axis=1, ddof=1) / math.sqrt(args.worlds), 1e-9)
         beaten += bool((z > 2).any())
+        below += int((z < -2).sum())
         candidates += len(diffs)
         half = args.worlds // 2
         pick = int(np.argmax(scores[:, :half].mean(axis=1)))
@@ -92,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.worlds} worlds each, {time.perf_counter() - start:.0f} s"
     )
     print(f"another move beats the network's by > 2 SE: {beaten} of {args.positions} ({candidates} comparisons)")
+    print(f"comparisons where a move falls below the network's by > 2 SE: {below} of {candidates}")
     print(
         f"standard deviation of one world's difference between a move and the network's: median {np.median(spreads):.1f} round points"
     )
