@@ -100,13 +100,20 @@ def main(argv: list[str] | None = None) -> int:
         symmetry=args.symmetry,
     )
 
+    searched = [0, 0]  # --equivalent: the decisions looked at that the default searches, and those kept
+
     def equivalent_top_two(state: GameState) -> bool:
         view, legal = seat_view(state, 0), legal_actions(state)
         logits = search._logits(view)[legal]
         chances = np.exp(logits - logits.max())
         chances /= chances.sum()
+        if chances.max() >= 0.99:
+            return False
         first, second = (legal[i] for i in np.argsort(-chances, kind="stable")[:2])
-        return chances.max() < 0.99 and move_key(view, first) == move_key(view, second)
+        equivalent = move_key(view, first) == move_key(view, second)
+        searched[0] += 1
+        searched[1] += equivalent
+        return equivalent
 
     beaten, below, gains, candidates, spreads = 0, 0, [], 0, []
     start = time.perf_counter()
@@ -128,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.positions} positions at {args.players} players (opponents: {args.opponent or 'the network'}), "
         f"{args.worlds} worlds each, {time.perf_counter() - start:.0f} s"
     )
+    if args.equivalent:
+        print(
+            f"decisions the default searches looked at: {searched[0]}, the two likeliest moves equivalent in {searched[1]}"
+        )
     print(f"another move beats the network's by > 2 SE: {beaten} of {args.positions} ({candidates} comparisons)")
     print(f"comparisons where a move falls below the network's by > 2 SE: {below} of {candidates}")
     print(
