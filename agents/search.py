@@ -314,9 +314,7 @@ class SearchBot:
         that the move is played without a search."""
         if self.confident is None or logits is None:
             return False
-        legal_logits = logits[legal]
-        weights = np.exp(legal_logits - legal_logits.max())
-        chances = weights / weights.sum()
+        chances = legal_chances(logits, legal)
         best = int(np.argmax(chances))
         if chances[best] >= self.confident:
             return True
@@ -625,6 +623,13 @@ class _SeatDraws:
                 pile[i], pile[-1] = pile[-1], pile[i]
                 return
         raise RuntimeError(f"card {card} of a seat's run is not in the draw pile")
+
+
+def legal_chances(logits: np.ndarray, legal: Sequence[int]) -> np.ndarray:
+    """The network's probability of each legal move (its logits' softmax over `legal`, in that order)."""
+    legal_logits = logits[list(legal)]
+    weights = np.exp(legal_logits - legal_logits.max())
+    return weights / weights.sum()
 
 
 def _distinct(view: SeatView, moves: Sequence[int]) -> list[int]:

@@ -33,7 +33,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents import make
-from agents.search import SearchBot
+from agents.search import SearchBot, legal_chances
 from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.codes import Phase
 from skyjo_env.engine.state import GameState
@@ -104,9 +104,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def equivalent_top_two(state: GameState) -> bool:
         view, legal = seat_view(state, 0), legal_actions(state)
-        logits = search._logits(view)[legal]
-        chances = np.exp(logits - logits.max())
-        chances /= chances.sum()
+        chances = legal_chances(search._logits(view), legal)
         if chances.max() >= 0.99:
             return False
         first, second = (legal[i] for i in np.argsort(-chances, kind="stable")[:2])

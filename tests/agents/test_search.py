@@ -53,6 +53,13 @@ def _mid_round(num_players: int, seed: int):
     return state
 
 
+def _chances(view, legal):
+    """The network's probability of each legal move (in `legal`'s order), computed here, not by the search."""
+    logits = SearchBot(seed=0)._logits(view)[legal]
+    weights = np.exp(logits - logits.max())
+    return weights / weights.sum()
+
+
 def test_options_parse_and_bad_ones_are_refused():
     read = parse_agent_options("worlds=32,ms=200,leaf=round", SearchBot.OPTION_TYPES, "search")
     assert read == {"worlds": 32, "ms": 200.0, "leaf": "round"}
@@ -493,11 +500,10 @@ def test_confident_must_be_a_probability(confident):
 def test_a_decision_the_network_is_sure_of_is_not_searched():
     state = _mid_round(2, 3)
     view, legal = seat_view(state, state.current_player), legal_actions(state)
-    logits = SearchBot(seed=0)._logits(view)[legal]
-    weights = np.exp(logits - logits.max())
-    p = float(weights.max() / weights.sum())  # the network's probability of its move
+    chances = _chances(view, legal)
+    p = float(chances.max())  # the network's probability of its move
     assert 0.5 < p < 0.999
-    network_move = legal[int(np.argmax(logits))]
+    network_move = legal[int(np.argmax(chances))]
     sure = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=p)
     assert sure.act(view, legal) == network_move and sure.last is None  # played without a search
     unsure = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=p + 1e-6)
@@ -513,13 +519,6 @@ def test_a_network_of_canonical_grids_is_refused_by_the_search():
     network.canonical = True
     with pytest.raises(ValueError, match="canonical order"):
         SearchBot(network)
-
-
-def _chances(view, legal):
-    """The network's probability of each legal move (in `legal`'s order)."""
-    logits = SearchBot(seed=0)._logits(view)[legal]
-    weights = np.exp(logits - logits.max())
-    return weights / weights.sum()
 
 
 def test_symmetry_is_off_by_default_and_on_by_name():
