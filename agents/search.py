@@ -94,7 +94,7 @@ from skyjo_env.engine.view import SeatView, seat_view
 from skyjo_env.engine.worlds import sample_world, unseen_counts
 from skyjo_env.observation import StateEncoding, encode, encoder
 
-__all__ = ["LEAVES", "SearchBot", "SearchResult"]
+__all__ = ["LEAVES", "SearchBot", "SearchResult", "legal_chances"]
 
 LEAVES = ("win", "margin", "round")
 DRAWS = ("pile", "seat")  # in a playout, the seats draw the pile in its order, or each from a run of its own
