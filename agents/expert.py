@@ -20,16 +20,41 @@ thing to do with the drawn card. Setup: turn two cards of the same column.
 
 from __future__ import annotations
 
+import os
+import struct
 from collections.abc import Sequence
 from typing import cast
 
 from agents.counting import unseen_counts
-from skyjo_env.engine.actions import DRAW, REVEAL_FIRST, TAKE_DISCARD
-from skyjo_env.engine.cards import CARD_VALUES, MIN_VALUE
+from skyjo_env.engine.actions import DRAW, NUM_COLUMNS, NUM_ROWS, REVEAL_FIRST, TAKE_DISCARD
+from skyjo_env.engine.cards import CARD_COUNTS, CARD_VALUES, MIN_VALUE
 from skyjo_env.engine.state import FACE_UP, HIDDEN, REMOVED, Phase
 from skyjo_env.engine.view import SeatView
 
 _COLUMNS = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11)]
+
+try:  # the same moves, about 20 times faster (agents/_cexpert.c); optional, as the C encoder is
+    import agents._cexpert as _cexpert
+except ImportError:  # installed without a C compiler: the Python code below plays
+    _cexpert = None
+if os.environ.get("SKYJO_PURE_PYTHON"):  # as for the observation encoder: the Python code plays
+    _cexpert = None
+if _cexpert is not None:
+    # _cexpert.c reads slot s as row s % 3 of column s // 3, as _COLUMNS does
+    if [tuple(range(NUM_ROWS * c, NUM_ROWS * (c + 1))) for c in range(NUM_COLUMNS)] != _COLUMNS or NUM_ROWS != 3:
+        raise RuntimeError("agents/_cexpert.c assumes 4 columns of 3 slots, slot = 3 * column + row")
+    _cexpert.configure(
+        MIN_VALUE,
+        [CARD_COUNTS[v] for v in CARD_VALUES],
+        HIDDEN,
+        FACE_UP,
+        REMOVED,
+        int(Phase.SETUP_REVEAL),
+        int(Phase.CHOOSE_SOURCE),
+        DRAW,
+        TAKE_DISCARD,
+        REVEAL_FIRST,
+    )
 
 
 class ExpertBot:
@@ -59,6 +84,25 @@ class ExpertBot:
 
     # ----------------------------------------------------------------- API
     def act(self, view: SeatView, legal_actions: Sequence[int]) -> int:
+        if _cexpert is not None:
+            action = _cexpert.act(
+                _parameters(self),
+                view.phase,
+                view.grid_values,
+                view.grid_status,
+                view.discard_pile,
+                view.held_card,
+                view.round_ender,
+                legal_actions,
+            )
+            if action >= 0:
+                return int(action)
+            # -1: the view shows more cards of a value than the deck holds; the Python code raises
+        return self.act_python(view, legal_actions)
+
+    def act_python(self, view: SeatView, legal_actions: Sequence[int]) -> int:
+        """The move of this module's Python code: what `act` plays where the C extension was not built
+        (the C code, a port of this one, plays the same move: the tests compare them)."""
         if view.phase == Phase.SETUP_REVEAL:
             return self._setup_reveal(view, legal_actions)
         ctx = _Context(view, self)
@@ -90,6 +134,13 @@ class ExpertBot:
         return legal_actions[0]
 
 
+def _parameters(bot: ExpertBot) -> bytes:
+    """The bot's parameters as `_cexpert.act` reads them (read at each move: they may be changed)."""
+    return struct.pack(
+        "6d", bot.pair_credit, bot.pair_horizon, bot.tempo, bot.gift, bot.doubling_margin, bot.opponent_turn_gain
+    )
+
+
 class _Context:
     """Quantities shared by the evaluation of every action in one decision (precomputed per slot)."""
 
@@ -99,7 +150,10 @@ class _Context:
         counts = unseen_counts(view)
         total = max(1, sum(counts))
         self.p = [c / total for c in counts]
-        self.mean = mean = sum(pv * v for pv, v in zip(self.p, CARD_VALUES))
+        mean = 0.0  # summed left to right (sum() of floats rounds otherwise from Python 3.12 on), as _cexpert.c does
+        for pv, v in zip(self.p, CARD_VALUES):
+            mean += pv * v
+        self.mean = mean
         values = self.values = list(view.grid_values[0])
         status = self.status = list(view.grid_status[0])
         self.present = [s for s in range(12) if status[s] != REMOVED]

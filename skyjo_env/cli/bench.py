@@ -1,8 +1,9 @@
-"""Speed benchmarks: random legal play through the engine and the envs, decisions per second;
-and training: learner steps per second of a config, in each rollout pipeline.
+"""Speed benchmarks: random legal play through the engine and the envs, and `expert`'s games,
+decisions per second; and training: learner steps per second of a config, in each rollout pipeline.
 
-Run `skyjo bench [engine|raw_env|env|gym|all]`. Each run plays whole
-games with uniformly random legal actions; the figure printed is the median of the runs.
+Run `skyjo bench [engine|raw_env|env|gym|expert|all]`. Each run plays whole games with uniformly
+random legal actions (`expert`: with `expert` at every seat); the figure printed is the median of
+the runs.
 `skyjo bench train [--config FILE] [--steps N]` (the `train` extra) trains the config in
 the batched pipeline and in the one before it (SB3's SubprocVecEnv of Skyjo-v0 envs), same
 network and opponents, and prints both rates and their ratio (`train.bench`).
@@ -51,6 +52,23 @@ def engine_run(num_players: int, games: int, seed: int) -> tuple[int, float]:
     return decisions, time.perf_counter() - start
 
 
+def expert_run(num_players: int, games: int, seed: int) -> tuple[int, float]:
+    """Play `games` games with `expert` at every seat, through the engine; return (decisions, seconds)."""
+    from agents.expert import ExpertBot
+    from skyjo_env.engine.view import seat_view
+
+    rules = Rules(num_players=num_players)
+    bot = ExpertBot()
+    decisions = 0
+    start = time.perf_counter()
+    for game in range(games):
+        state = new_game(rules, seed=seed + game)
+        while not state.is_finished:
+            apply_action(state, bot.act(seat_view(state, state.current_player), legal_actions(state)))
+            decisions += 1
+    return decisions, time.perf_counter() - start
+
+
 def median_rate(run: Callable[[int], tuple[int, float]], repeats: int) -> tuple[float, list[float]]:
     """Call `run(i)` `repeats` times; return the median decisions per second and all rates."""
     rates = []
@@ -63,6 +81,11 @@ def median_rate(run: Callable[[int], tuple[int, float]], repeats: int) -> tuple[
 def bench_engine(num_players: int = 2, games: int = 300, repeats: int = 5, seed: int = 0) -> float:
     run = lambda i: engine_run(num_players, games, seed + 1_000_000 * i)  # noqa: E731
     return _bench(f"engine, {num_players} players, random legal play", "decisions", run, games, repeats)
+
+
+def bench_expert(num_players: int = 2, games: int = 300, repeats: int = 5, seed: int = 0) -> float:
+    run = lambda i: expert_run(num_players, games, seed + 1_000_000 * i)  # noqa: E731
+    return _bench(f"expert at every seat, {num_players} players", "decisions", run, games, repeats)
 
 
 def aec_run(make_env: Callable[..., Any], num_players: int, games: int, seed: int) -> tuple[int, float]:
@@ -130,7 +153,7 @@ def bench_gym(num_players: int = 2, games: int = 300, repeats: int = 5, seed: in
 
 
 def bench_all(num_players: int = 2, games: int = 300, repeats: int = 5, seed: int = 0) -> float:
-    for target in (bench_engine, bench_aec_raw, bench_aec, bench_gym):
+    for target in (bench_engine, bench_aec_raw, bench_aec, bench_gym, bench_expert):
         target(num_players=num_players, games=games, repeats=repeats, seed=seed)
     return 0.0
 
@@ -140,6 +163,7 @@ TARGETS: dict[str, Callable[..., float]] = {
     "raw_env": bench_aec_raw,
     "env": bench_aec,
     "gym": bench_gym,
+    "expert": bench_expert,
     "all": bench_all,
 }
 

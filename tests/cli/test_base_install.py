@@ -51,6 +51,7 @@ def run_blocked(args: list[str], stdin: str = "") -> subprocess.CompletedProcess
         ["bench", "raw_env", "--games", "2", "--repeats", "1"],
         ["bench", "env", "--games", "2", "--repeats", "1"],
         ["bench", "gym", "--games", "2", "--repeats", "1"],
+        ["bench", "expert", "--games", "2", "--repeats", "1"],
         ["--help"],
     ],
 )
