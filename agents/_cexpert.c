@@ -1,4 +1,5 @@
-/* `expert`'s move in C: the same move as agents/expert.py's Python code, about 20 times faster.
+/* `expert`'s move in C: the same move as agents/expert.py's Python code, much faster (`skyjo bench
+ * expert`: about 10 times the decisions a second in games with `expert` at every seat).
  *
  * agents/expert.py is the one source of truth for the bot: this file is a line-for-line port of
  * `ExpertBot.act` and `_Context`, with the same arithmetic in the same order, so that every float
@@ -593,7 +594,7 @@ cexpert_act(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 0; i < n_legal; i++) {
         long a = actions[i];
         double value;
-        if (a < 0 || a >= A_REVEAL_FIRST + SLOTS) {
+        if (a < 0 || (a >= SLOTS && a < A_REVEAL_FIRST) || a >= A_REVEAL_FIRST + SLOTS) {
             PyErr_Format(PyExc_ValueError, "%ld is not a move holding a card", a);
             goto done;
         }
