@@ -6,8 +6,9 @@
  * (and so every tie between two moves) comes out the same; the tests compare the two move for move
  * over random play at every table size. It knows no rules of its own: the card values, the deck,
  * the status, phase and action codes come from Python once (`configure`, called by
- * agents/expert.py at import). Bad input raises ValueError or TypeError; nothing is read out of
- * bounds.
+ * agents/expert.py at import, which also checks the grid's shape assumed here: 4 columns of 3
+ * slots, slot = 3 * column + row). Bad input raises ValueError or TypeError; nothing is read out
+ * of bounds.
  *
  * act(params, phase, grid_values, grid_status, discard_pile, held_card, round_ender, legal_actions)
  *   -> the action, or -1 where the view shows more cards of a value than the deck holds (the caller
