@@ -6,7 +6,9 @@ search never needs the real face-down cards or draw pile: it deals worlds from t
 
 For each candidate move (the legal moves, or the network's `top` most likely), it estimates the
 seat's value after the move, and keeps the network's own move unless another is better by
-`margin` (and, when the estimate is sampled, by `z` standard errors of the paired difference):
+`margin` (and, when the estimate is sampled, by `z` standard errors of the paired difference; `z`
+is 1 by default: at 4 players against `expert`s it won more than `z=2`, elsewhere as much, in less
+time, docs/search.md):
 
 - **`leaf="round"`** (the default): sampled worlds, the same ones for every candidate (common
   random numbers), the move, then the network plays every seat (one batched forward pass over all
@@ -45,15 +47,17 @@ seat's value after the move, and keeps the network's own move unless another is 
 - **`confident`** (default 0.99; `confident=off` searches every decision): a decision where the
   network gives its move at least this probability (over the legal moves) is played without a
   search, so the time goes to the decisions the network is unsure of, about a third of them. So the
-  default `ms` (170) bounds a searched move, and a move takes a mean of 41 to 49 ms at 2 players
-  (against `ppo`, `expert`) and 52 to 57 ms at 4 and 8 against experts, a median under a millisecond
-  (docs/search.md).
+  default `ms` (170) bounds a searched move, and a move takes a mean of 31 to 49 ms against experts
+  at 2, 4 and 8 players, a median under a millisecond (docs/search.md).
 - **`symmetry`** (default off; `symmetry=on`): rearranging a grid's columns, or a column's cards, gives
   the same position (`skyjo_env.engine.symmetry`), so two moves with the same `move_key` are the same
   move on two arrangements of the grid (turning up either of two face-down cards in like columns). With
   `symmetry=on` the candidates are the network's likeliest move of each such class, so `top=2` compares
   two moves that differ, and a decision is sure when the network gives its move and the moves
   equivalent to it together at least `confident`.
+- **`endgame`** (default off; `endgame=K`): once some grid has at most K face-down cards, or the
+  round's last lap has begun, a decision is searched however sure the network is (`confident`
+  then gates only the earlier decisions).
 - **`leaf="win"` or `"margin"`, `depth=0`: exact one-ply expectation.** A move turns up at most
   one unseen card (the draw pile's top, or the face-down card turned or exchanged), whose value
   follows the unseen counts exactly; the search scores every value the card can have, weighted
@@ -117,6 +121,11 @@ def _probability(text: str) -> float | None:
     return None if text == "off" else float(text)
 
 
+def _count(text: str) -> int | None:
+    """a number of face-down cards or off"""
+    return None if text == "off" else int(text)
+
+
 def _switch(text: str) -> bool:
     """on or off"""
     if text not in ("on", "off"):
@@ -161,6 +170,7 @@ class SearchBot:
         "opponents": str,
         "confident": _probability,
         "symmetry": _switch,
+        "endgame": _count,
     }
 
     def __init__(
@@ -173,7 +183,7 @@ class SearchBot:
         margin: float = 0.0,
         top: int | None = 2,
         leaf: str = "round",
-        z: float = 2.0,
+        z: float = 1.0,
         seed: int | None = None,
         draws: str = "seat",
         batch: int = 8,
@@ -182,6 +192,7 @@ class SearchBot:
         opponents: str | Policy = DEFAULT_OPPONENTS,
         confident: float | None = 0.99,
         symmetry: bool = False,
+        endgame: int | None = None,
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
@@ -195,6 +206,8 @@ class SearchBot:
             raise ValueError(f"objective='win' scores round playouts (leaf='round'); leaf={leaf!r} has its own scores")
         if confident is not None and not 0.0 < confident <= 1.0:
             raise ValueError(f"confident must be a probability in (0, 1], got {confident}")
+        if endgame is not None and endgame < 0:
+            raise ValueError(f"endgame must be a number of face-down cards (>= 0) or off, got {endgame}")
         if depth < 0 or worlds < 1 or batch < 1 or ms <= 0 or margin < 0 or z < 0 or (top is not None and top < 1):
             raise ValueError(
                 f"bad search budget: depth {depth} (>= 0), worlds {worlds} (>= 1), batch {batch} (>= 1), "
@@ -221,7 +234,7 @@ class SearchBot:
             z,
         )
         self.draws, self.batch, self.cut, self.objective = draws, batch, cut, objective
-        self.confident, self.symmetry = confident, symmetry
+        self.confident, self.symmetry, self.endgame = confident, symmetry, endgame
         self._round_scores = _shipped_round_scores() if objective == "win" else None
         self.opponents = OpponentLibrary.parse(opponents)
         self._me: int | None = None  # the seat this bot plays in the current game (known at its first move)
@@ -261,7 +274,7 @@ class SearchBot:
         # no choice, or no model of some seat (the search stands aside); else, with `confident`, the network sure
         aside = len(legal) == 1 or view.phase == _SETUP or bool(self.opponents.unfit(view.seat))
         logits = self._logits(view) if aside or self.confident is not None else None  # one forward pass
-        if aside or self._sure(view, logits, legal):
+        if aside or (self._sure(view, logits, legal) and not self._late(view)):
             network_move, _ = self._network_order(view, legal, logits)
             self._rng.integers(2**63)  # one draw a move, searched or not
             return network_move
@@ -322,6 +335,16 @@ class SearchBot:
             return False
         key = move_key(view, legal[best])
         return bool(sum(p for action, p in zip(legal, chances) if move_key(view, action) == key) >= self.confident)
+
+    def _late(self, view: SeatView) -> bool:
+        """With `endgame=K`: whether the round is near its end, some grid with at most K face-down cards
+        or the last lap begun, where a decision is searched however sure the network is."""
+        if self.endgame is None:
+            return False
+        return (
+            view.round_ender is not None
+            or min(len(view.hidden_slots(rel)) for rel in range(view.rules.num_players)) <= self.endgame
+        )
 
     def _choose(self, candidates, values, errors, network_move) -> int:
         base = values[candidates.index(network_move)]

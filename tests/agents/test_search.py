@@ -569,3 +569,48 @@ def test_with_symmetry_a_move_is_sure_when_its_class_is():
     assert plain.last is not None  # searched
     sym = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, symmetry=True)
     assert sym.act(view, legal) == legal[best] and sym.last is None  # played without a search
+
+
+def test_endgame_is_off_by_default_and_a_count_by_name():
+    assert SearchBot().endgame is None
+    assert agents.make("ppo+search:endgame=1").endgame == 1
+    assert agents.make("ppo+search:endgame=off").endgame is None
+    with pytest.raises(ValueError, match="endgame must be a number of face-down cards or off"):
+        agents.make("ppo+search:endgame=soon")
+    with pytest.raises(ValueError, match="endgame must be a number of face-down cards"):
+        SearchBot(endgame=-1)
+
+
+def test_near_the_round_end_a_decision_the_network_is_sure_of_is_searched():
+    state = _mid_round(2, 3)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    p = float(_chances(view, legal).max())
+    fewest = min(len(view.hidden_slots(rel)) for rel in range(2))  # the face-down cards of the emptiest grid
+    assert fewest >= 1 and view.round_ender is None
+    late = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=p, endgame=fewest)
+    late.act(view, legal)
+    assert late.last is not None and late.last.extra["worlds"] == 8  # searched though the network is sure
+    early = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=p, endgame=fewest - 1)
+    assert early.act(view, legal) == legal[int(np.argmax(_chances(view, legal)))] and early.last is None
+
+
+def test_in_the_last_lap_every_decision_is_late():
+    rng = np.random.default_rng(0)
+    state = _mid_round(3, 5)
+    while state.round_ender is None or len(legal_actions(state)) < 2:
+        legal = legal_actions(state)
+        apply_action(state, DRAW if DRAW in legal and rng.random() < 0.5 else int(rng.choice(legal)))
+    view = seat_view(state, state.current_player)
+    assert view.round_ender is not None
+    assert SearchBot(endgame=0)._late(view)
+    assert not SearchBot()._late(view)  # endgame off: never late
+
+
+def test_by_default_another_move_is_played_where_it_is_better_by_one_standard_error():
+    bot = SearchBot()
+    assert bot.z == 1.0
+    network_move, other = 3, 5
+    assert bot._choose([network_move, other], [0.0, 1.5], [0.0, 1.0], network_move) == other  # 1.5 SE better
+    assert bot._choose([network_move, other], [0.0, 0.9], [0.0, 1.0], network_move) == network_move
+    assert agents.make("ppo+search:z=2").z == 2.0
+    assert SearchBot(z=2)._choose([network_move, other], [0.0, 1.5], [0.0, 1.0], network_move) == network_move
