@@ -90,16 +90,7 @@ class ExpertBot:
     # ----------------------------------------------------------------- API
     def act(self, view: SeatView, legal_actions: Sequence[int]) -> int:
         if _cexpert is not None:
-            action = _cexpert.act(
-                _parameters(self),
-                view.phase,
-                view.grid_values,
-                view.grid_status,
-                view.discard_pile,
-                view.held_card,
-                view.round_ender,
-                legal_actions,
-            )
+            action = c_move(self, view, legal_actions)
             if action >= 0:
                 return int(action)
             # -1: the view shows more cards of a value than the deck holds; the Python code raises
@@ -137,6 +128,24 @@ class ExpertBot:
             if up and down:
                 return REVEAL_FIRST + down[0]
         return legal_actions[0]
+
+
+def c_move(bot: ExpertBot, view: SeatView, legal_actions: Sequence[int]) -> int:
+    """The C code's answer for `bot` (`_cexpert` must be built): its move, or -1 for a view it cannot
+    play (more cards of a value than the deck holds), where `act` lets the Python code raise."""
+    assert _cexpert is not None
+    return int(
+        _cexpert.act(
+            _parameters(bot),
+            view.phase,
+            view.grid_values,
+            view.grid_status,
+            view.discard_pile,
+            view.held_card,
+            view.round_ender,
+            legal_actions,
+        )
+    )
 
 
 def _parameters(bot: ExpertBot) -> bytes:

@@ -47,17 +47,8 @@ def test_skyjo_pure_python_makes_the_python_code_play():
 
 
 def _c_move(bot: ExpertBot, view, legal) -> int:
-    """The C code's move, asked directly."""
-    return expert._cexpert.act(
-        expert._parameters(bot),
-        view.phase,
-        view.grid_values,
-        view.grid_status,
-        view.discard_pile,
-        view.held_card,
-        view.round_ender,
-        legal,
-    )
+    """The C code's move, asked directly (no fallback to the Python code)."""
+    return expert.c_move(bot, view, legal)
 
 
 def _compare_over_a_game(bot: ExpertBot, n: int, seed: int, steps: int, randomness: float) -> GameState:
