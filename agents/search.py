@@ -84,7 +84,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import OptionTypes, Policy, check_plays
+from agents.base import OptionTypes, Policy, check_plays, is_shared_policy
 from agents.model_file import MARGIN_SCALE, PolicyNetwork, round_margin
 from agents.opponent_model import OpponentLibrary
 from agents.ppo_bot import SHIPPED_MODEL_ALL, load_network
@@ -503,11 +503,22 @@ class SearchBot:
                 break  # cut="score": scored where it stands
             chosen: dict[int, int] = {}
             if models:  # the other seats play their opponent models, from their own views
+                batched: dict[int, tuple[Policy, list[int]]] = {}  # a network member: one forward pass a step
                 for i in moving:
                     state = states[i]
                     model = models.get(state.current_player)
-                    if model is not None:
+                    if model is None:
+                        continue
+                    if is_shared_policy(model):
+                        batched.setdefault(id(model), (model, []))[1].append(i)
+                    else:
                         chosen[i] = model.act(seat_view(state, state.current_player), legal_actions(state))
+                for model, rows in batched.values():
+                    moves = model.act_batch(  # type: ignore[attr-defined]
+                        [seat_view(states[i], states[i].current_player) for i in rows],
+                        [legal_actions(states[i]) for i in rows],
+                    )
+                    chosen.update(zip(rows, moves))
             asked = [i for i in moving if i not in chosen]
             if asked:
                 buffer = self._buffer(n, len(asked))

@@ -128,6 +128,42 @@ def test_with_an_opponent_model_the_other_seats_play_it_in_the_playouts_and_the_
     assert network_only.evaluate(view, legal).values != result.values
 
 
+class _OneAtATime:
+    """A network member without `act_batch`: the playouts ask it one world at a time."""
+
+    def __init__(self, bot) -> None:
+        self.bot, self.calls = bot, 0
+
+    def reset(self, seed=None) -> None:
+        self.bot.reset(seed)
+
+    def act(self, view, legal):
+        self.calls += 1
+        return self.bot.act(view, legal)
+
+
+class _CountingBatches(_OneAtATime):
+    def act_batch(self, views, legal_list):
+        self.calls += 1
+        return self.bot.act_batch(views, legal_list)
+
+
+def test_a_network_member_plays_all_its_worlds_in_one_call_a_step_with_the_same_moves():
+    state = _mid_round(3, 2)
+    me = state.current_player
+    view, legal = seat_view(state, me), legal_actions(state)
+    results, calls = [], []
+    for wrapper in (_OneAtATime, _CountingBatches):
+        member = wrapper(agents.make("ppo"))
+        bot = SearchBot(worlds=8, batch=8, top=2, z=0, ms=NO_DEADLINE_MS, seed=0, opponents=member)
+        results.append(bot.evaluate(view, legal))
+        calls.append(member.calls)
+    one_at_a_time, batched = results
+    assert batched.values == one_at_a_time.values and batched.chosen == one_at_a_time.chosen
+    # 2 candidates x 8 worlds: one call a world and step, or one a step
+    assert calls[1] <= batched.depth_reached < calls[0] / 4
+
+
 def _play_a_round(bots, seed: int) -> None:
     """The bots play the first round of a seeded game (every move told to the bots that observe)."""
     game = SeatedGame(Rules(num_players=len(bots)), bots)
