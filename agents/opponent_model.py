@@ -2,7 +2,7 @@
 moves that seat has made in this game.
 
 The library is the search's network (`"network"`, batched in the playouts) and any agents by name,
-given as `"network|expert|greedy"`. Each member is read as the player that plays its own move: for
+given as `"network|expert|greedy"` (a member that is a network, such as `ppo`, is batched too). Each member is read as the player that plays its own move: for
 every move another seat makes (outside the setup, with more than one legal move), each member is
 asked what it would have played from that seat's view, and gets a point when it agrees. A seat is
 then modelled by the member with the most points so far in this game (a tie goes to the member

@@ -53,7 +53,7 @@ class Budget:
     where it stands, and the review is no longer exactly reproducible). `opponents`: who the other
     seats play in the playouts (`ppo+search`'s `opponents=`): the network at every seat, or a library
     matched to each seat by the record's moves. In the playouts a bot member plays one world at a time,
-    where the network plays them all in one forward pass."""
+    where the network, or a member that is a network (`ppo`), plays them all in one forward pass."""
 
     worlds: int = 32
     top: int = 3

@@ -28,9 +28,10 @@ time, docs/search.md):
   own round scores), the same futures for every candidate. `margin` is then a chance, not points.
 - **`opponents`**: the policy the other seats play in the playouts. `"network"`: the network at every
   seat, batched. An agent name (`"expert"`): that bot plays every other seat from its own view of the
-  world while the network plays the searching seat; an opponent model for an opponent you know. Its
-  moves are made one world at a time, so a budget buys fewer worlds (at 2 players against `expert`,
-  about half). Several joined by `|`, a library (the default, `"network|expert|greedy"`): each other
+  world while the network plays the searching seat; an opponent model for an opponent you know. A
+  bot's moves are made one world at a time, so a budget buys fewer worlds (at 2 players against
+  `expert`, about half); a network's (`ppo`, a model file: an agent with `act_batch`) in one forward
+  pass a step over every world it plays in. Several joined by `|`, a library (the default, `"network|expert|greedy"`): each other
   seat plays the member that has predicted most of its moves in this game so far, if it predicted
   90 % of them, else the first (`agents.opponent_model`; the moves come from the game loop through
   `observe`, and before any, the network). Once a seat has made 10 counted moves of which no member

@@ -260,17 +260,24 @@ def paired_difference(path: str | Path, other: str | Path, games: int | None = N
     }
 
 
+def _name_width(names: list[str]) -> int:
+    """A name column wide enough for every name whole (an agent's options make long names)."""
+    return max([23, *map(len, names)]) + 1
+
+
 def format_paired(paired: dict[str, Any]) -> str:
+    mine = _name_width([p["agent"] for p in paired["positions"]])
+    theirs = _name_width([p["other_agent"] for p in paired["positions"]])
     lines = [
         f"paired with {paired['other']}, the same {paired['games']} games ({paired['games_differing']} with "
         "another outcome):",
-        f"{'position':<9}{'agent':<24}{'win rate':>9}  {'its agent there':<24}{'win rate':>9}  "
+        f"{'position':<9}{'agent':<{mine}}{'win rate':>9}  {'its agent there':<{theirs}}{'win rate':>9}  "
         "difference (paired SE)  95% CI",
     ]
     for k, p in enumerate(paired["positions"]):
         lo, hi = p["difference_ci95"]
         lines.append(
-            f"{k:<9}{p['agent'][:23]:<24}{p['win_rate']:>9.3f}  {p['other_agent'][:23]:<24}{p['other_win_rate']:>9.3f}  "
+            f"{k:<9}{p['agent']:<{mine}}{p['win_rate']:>9.3f}  {p['other_agent']:<{theirs}}{p['other_win_rate']:>9.3f}  "
             f"{p['difference']:+.3f} ({p['se']:.3f}){'':<9}[{lo:+.3f}, {hi:+.3f}]"
         )
     return "\n".join(lines)
@@ -364,17 +371,18 @@ def summarize(agent_names: list[str], records: list[GameRecord], games: int, see
 
 
 def format_report(report: dict[str, Any]) -> str:
+    width = _name_width([r["agent"] for r in report["results"]])
     lines = [
         f"{report['games']} games, seed {report['seed']}, {report['num_players']} players, "
         f"{report['mean_rounds_per_game']:.2f} rounds per game"
         + (f", {report['truncated_games']} truncated" if report["truncated_games"] else ""),
-        f"{'position':<9}{'agent':<24}{'win rate':>9}  {'95% CI':<15}{'round score':>12}{'final total':>12}"
+        f"{'position':<9}{'agent':<{width}}{'win rate':>9}  {'95% CI':<15}{'round score':>12}{'final total':>12}"
         f"{'ms/move mean':>13}{'p50':>8}{'p95':>8}",
     ]
     for k, r in enumerate(report["results"]):
         lo, hi = r["win_rate_ci95"]
         lines.append(
-            f"{k:<9}{r['agent'][:23]:<24}{r['win_rate']:>9.3f}  [{lo:.3f}, {hi:.3f}]  "
+            f"{k:<9}{r['agent']:<{width}}{r['win_rate']:>9.3f}  [{lo:.3f}, {hi:.3f}]  "
             f"{r['mean_round_score']:>10.2f}{r['mean_final_total']:>12.1f}"
             f"{r['ms_per_move_mean']:>13.2f}{r['ms_per_move_median']:>8.2f}{r['ms_per_move_p95']:>8.2f}"
         )

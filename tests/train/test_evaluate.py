@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+from agents.ppo_bot import SHIPPED_MODEL_ALL
 from skyjo_env.engine import Rules
-from train.evaluate import check_pairable, evaluate, paired_difference, play_game, wilson_interval, worker_pool
+from train.evaluate import (
+    check_pairable,
+    evaluate,
+    format_paired,
+    format_report,
+    paired_difference,
+    play_game,
+    wilson_interval,
+    worker_pool,
+)
 
 
 def skyjo(*args: str) -> subprocess.CompletedProcess:
@@ -208,6 +219,23 @@ def test_a_paired_difference_is_the_mean_of_the_per_game_differences_on_the_same
     assert itself["games_differing"] == 0 and {(p["difference"], p["se"]) for p in itself["positions"]} == {(0.0, 0.0)}
     with pytest.raises(ValueError, match="1 game"):
         paired_difference(new, old, games=1)
+
+
+def test_the_printed_tables_give_a_long_agent_name_whole(tmp_path):
+    long = str(tmp_path / "a_network_with_a_name_longer_than_the_column.safetensors")
+    shutil.copy(SHIPPED_MODEL_ALL, long)
+    new, old = tmp_path / "new.jsonl", tmp_path / "old.jsonl"
+    report = evaluate([long, "random"], games=2, seed=3, workers=1, progress=False, records=new)
+    evaluate(["random", "random"], games=2, seed=3, workers=1, progress=False, records=old)
+    for text in (format_report(report), format_paired(paired_difference(new, old))):
+        header, *rows = text.splitlines()[-3:]
+        assert long in rows[0] and "random" in rows[1]
+        # the columns after the name stay aligned under their headings
+        assert (
+            rows[0].index(f"{report['results'][0]['win_rate']:.3f}")
+            == rows[1].index(f"{report['results'][1]['win_rate']:.3f}")
+            == header.index("win rate") + len("win rate") - 5
+        )
 
 
 def test_a_run_pairs_only_with_games_of_its_seed_and_rules(tmp_path):
