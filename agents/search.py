@@ -172,6 +172,7 @@ class SearchBot:
         "confident": _probability,
         "symmetry": _switch,
         "endgame": _count,
+        "own": str,
     }
 
     def __init__(
@@ -194,6 +195,7 @@ class SearchBot:
         confident: float | None = 0.99,
         symmetry: bool = False,
         endgame: int | None = None,
+        own: str | Policy | None = None,
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
@@ -238,6 +240,8 @@ class SearchBot:
         self.confident, self.symmetry, self.endgame = confident, symmetry, endgame
         self._round_scores = _shipped_round_scores() if objective == "win" else None
         self.opponents = OpponentLibrary.parse(opponents)
+        # who plays the searching seat in the playouts after the candidate (None: the network)
+        self.own: Policy | None = None if own is None else _make_agent(own, "own")
         self._me: int | None = None  # the seat this bot plays in the current game (known at its first move)
         self.players = self.network.players
         self._encoders: dict[int, StateEncoding] = {}
@@ -255,6 +259,8 @@ class SearchBot:
         opponents (the browser reseeds its bots before each of their moves and tells them the moves since)."""
         self._rng = np.random.default_rng(seed)
         self.opponents.reseed(seed)
+        if self.own is not None:
+            self.own.reset(seed)
 
     def observe(self, view: SeatView, legal_actions_: Sequence[int], action: int) -> None:
         """Another seat played `action` from `view` (its own view, public information; `SeatedGame` tells
@@ -403,6 +409,9 @@ class SearchBot:
         models = {
             seat: bot for seat, bot in self.opponents.models(view.rules.num_players, me).items() if bot is not None
         }
+        if self.own is not None:
+            check_plays(self.own, view.rules.num_players, f"own={getattr(self.own, 'name', type(self.own).__name__)}")
+            models[me] = self.own
         extra = {"opponents": self.opponents.summary(view.rules.num_players, me)} if self.opponents.infers else {}
         while played < self.worlds and len(live) > 1:
             size = min(size, self.worlds - played)
@@ -658,6 +667,18 @@ class _SeatDraws:
                 pile[i], pile[-1] = pile[-1], pile[i]
                 return
         raise RuntimeError(f"card {card} of a seat's run is not in the draw pile")
+
+
+def _make_agent(agent: str | Policy, option: str) -> Policy:
+    """An agent for an option that names one (`own=ppo_ei`): a name or a policy file's path, or a bot."""
+    if not isinstance(agent, str):
+        return agent
+    from agents.registry import make
+
+    try:
+        return make(agent)
+    except (KeyError, ValueError, FileNotFoundError) as error:
+        raise ValueError(f"{option} must be an agent name or a model file, got {agent!r}: {error}") from None
 
 
 def legal_chances(logits: np.ndarray, legal: Sequence[int]) -> np.ndarray:

@@ -164,6 +164,24 @@ def test_a_network_member_plays_all_its_worlds_in_one_call_a_step_with_the_same_
     assert calls[1] <= batched.depth_reached < calls[0] / 4
 
 
+def test_own_plays_the_searching_seat_in_the_playouts_and_the_network_the_others():
+    state = _mid_round(3, 0)
+    me = state.current_player
+    view, legal = seat_view(state, me), legal_actions(state)
+    recorder = _Recorder()
+    bot = SearchBot(worlds=4, batch=4, top=2, z=0, ms=NO_DEADLINE_MS, seed=0, opponents="network", own=recorder)
+    result = bot.evaluate(view, legal)
+    assert result.extra["worlds"] == 4 and recorder.seats and set(recorder.seats) == {me}
+    network_only = SearchBot(worlds=4, batch=4, top=2, z=0, ms=NO_DEADLINE_MS, seed=0, opponents="network")
+    assert network_only.evaluate(view, legal).values != result.values
+    # by name, from an agent name: the network's own moves come from the file named
+    assert agents.make("ppo+search:own=ppo_ei").own.network.info == agents.make("ppo_ei").network.info
+    with pytest.raises(ValueError, match="own must be an agent name or a model file, got 'nobody'"):
+        agents.make("ppo+search:own=nobody")
+    with pytest.raises(ValueError, match="own=ppo_2p was trained for 2 players; this game has 3"):
+        SearchBot(own="ppo_2p", opponents="network").evaluate(view, legal)
+
+
 def _play_a_round(bots, seed: int) -> None:
     """The bots play the first round of a seeded game (every move told to the bots that observe)."""
     game = SeatedGame(Rules(num_players=len(bots)), bots)
