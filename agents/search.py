@@ -37,6 +37,10 @@ time, docs/search.md):
   `observe`, and before any, the network). Once a seat has made 10 counted moves of which no member
   predicted 90 %, the search stands aside and plays the network's move: against `ppo_2p`, which no
   member fits, the search played worse than the network alone.
+- **`own`** (default: the network): who plays the searching seat in the playouts after the
+  candidate, an agent name or a model file (`own=ppo_ei`; a network plays its worlds in one forward
+  pass a step). The seat's later moves in the game are the search's, not the network's alone, and
+  `ppo_ei`, the network taught by the search (`train.expert_iteration`), plays more like them.
 - **An anytime search.** The worlds are played in batches (`batch` worlds, then twice as many each
   time), each batch to its end, until `worlds` are played or the next batch would not end within
   `ms` at the last one's pace. Only whole batches are scored: a batch the deadline interrupts is
