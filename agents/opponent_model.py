@@ -2,12 +2,13 @@
 moves that seat has made in this game.
 
 The library is the search's network (`"network"`, batched in the playouts) and any agents by name,
-given as `"network|expert|greedy"` (a member that is a network, such as `ppo`, is batched too). Each member is read as the player that plays its own move: for
-every move another seat makes (outside the setup, with more than one legal move), each member is
-asked what it would have played from that seat's view, and gets a point when it agrees. A seat is
-then modelled by the member with the most points so far in this game (a tie goes to the member
-listed first, so before any evidence, the first), if that member predicted at least `FIT` of the
-seat's counted moves; else by the first member. Counting agreements is the likelihood of a member
+given as `"network|expert|greedy"` (a member that is a network, such as `ppo`, is batched too).
+Each member is read as the player that plays its own move: for every move another seat makes
+(outside the setup, with more than one legal move), each member is asked what it would have played
+from that seat's view, and gets a point when it agrees. A seat is then modelled by the member with
+the most points so far in this game (a tie goes to the member listed first, so before any
+evidence, the first), if that member predicted at least `FIT` of the seat's counted moves; else by
+the first member. Counting agreements is the likelihood of a member
 that plays its own move but for rare slips, read coarsely: every disagreement costs the same.
 
 The `FIT` floor is for an opponent that is none of the members. A member predicts every move of

@@ -31,16 +31,18 @@ time, docs/search.md):
   world while the network plays the searching seat; an opponent model for an opponent you know. A
   bot's moves are made one world at a time, so a budget buys fewer worlds (at 2 players against
   `expert`, about half); a network's (`ppo`, a model file: an agent with `act_batch`) in one forward
-  pass a step over every world it plays in. Several joined by `|`, a library (the default, `"network|expert|greedy"`): each other
-  seat plays the member that has predicted most of its moves in this game so far, if it predicted
-  90 % of them, else the first (`agents.opponent_model`; the moves come from the game loop through
-  `observe`, and before any, the network). Once a seat has made 10 counted moves of which no member
-  predicted 90 %, the search stands aside and plays the network's move: against `ppo_2p`, which no
-  member fits, the search played worse than the network alone.
+  pass a step over every world it plays in. Several joined by `|`, a library (the default,
+  `"network|expert|greedy"`): each other seat plays the member that has predicted most of its moves
+  in this game so far, if it predicted 90 % of them, else the first (`agents.opponent_model`; the
+  moves come from the game loop through `observe`, and before any, the network). Once a seat has
+  made 10 counted moves of which no member predicted 90 %, the search stands aside and plays the
+  network's move: against `ppo_2p`, which no member fits, the search played worse than the network
+  alone.
 - **`own`** (default: the network): who plays the searching seat in the playouts after the
   candidate, an agent name or a model file (`own=ppo_ei`; a network plays its worlds in one forward
   pass a step). The seat's later moves in the game are the search's, not the network's alone, and
-  `ppo_ei`, the network taught by the search (`train.expert_iteration`), plays more like them.
+  `ppo_ei`, the network taught by the search (`train.expert_iteration`), plays more like them; with
+  it the search won less head to head against `ppo` (docs/search.md), so the default stays.
 - **An anytime search.** The worlds are played in batches (`batch` worlds, then twice as many each
   time), each batch to its end, until `worlds` are played or the next batch would not end within
   `ms` at the last one's pace. Only whole batches are scored: a batch the deadline interrupts is

@@ -174,7 +174,7 @@ def test_own_plays_the_searching_seat_in_the_playouts_and_the_network_the_others
     assert result.extra["worlds"] == 4 and recorder.seats and set(recorder.seats) == {me}
     network_only = SearchBot(worlds=4, batch=4, top=2, z=0, ms=NO_DEADLINE_MS, seed=0, opponents="network")
     assert network_only.evaluate(view, legal).values != result.values
-    # by name, from an agent name: the network's own moves come from the file named
+    # by name: the agent of that name
     assert agents.make("ppo+search:own=ppo_ei").own.network.info == agents.make("ppo_ei").network.info
     with pytest.raises(ValueError, match="own must be an agent name or a model file, got 'nobody'"):
         agents.make("ppo+search:own=nobody")
