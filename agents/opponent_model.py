@@ -35,11 +35,12 @@ import numpy as np
 from agents.base import Policy, check_plays
 from skyjo_env.engine.view import SeatView
 
-__all__ = ["EVIDENCE", "FIT", "NETWORK", "OpponentLibrary"]
+__all__ = ["EVIDENCE", "FIT", "NETWORK", "OpponentLibrary", "make_agent"]
 
 NETWORK = "network"  # the library member that is the search's own network
 FIT = 0.9  # the share of a seat's counted moves a member must have predicted to model it
 EVIDENCE = 10  # counted moves of a seat after which, if no member fits it, the search stands aside
+_WANTED = "opponents must be 'network', an agent name, or several joined by '|'"
 
 
 class OpponentLibrary:
@@ -65,7 +66,7 @@ class OpponentLibrary:
                 f"opponents must be 'network', an agent name, or several joined by '|' "
                 f"(network|expert|greedy), each once; got {opponents!r}"
             )
-        return cls(names, [None if name == NETWORK else _make(name) for name in names])
+        return cls(names, [None if name == NETWORK else make_agent(name, _WANTED) for name in names])
 
     @property
     def infers(self) -> bool:
@@ -134,12 +135,12 @@ class OpponentLibrary:
         return {seat: self.names[self.member(seat)] for seat in range(num_players) if seat != me}
 
 
-def _make(name: str) -> Policy:
+def make_agent(name: str, wanted: str) -> Policy:
+    """The agent an option names (`opponents=expert`, the search's `own=ppo_ei`); an unknown name is a
+    ValueError that says what the option takes (`wanted`) and why the name failed."""
     from agents.registry import make
 
     try:
         return make(name)
     except (KeyError, ValueError) as error:
-        raise ValueError(
-            f"opponents must be 'network', an agent name, or several joined by '|', got {name!r}: {error}"
-        ) from None
+        raise ValueError(f"{wanted}, got {name!r}: {error}") from None

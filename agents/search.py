@@ -93,7 +93,7 @@ import numpy as np
 
 from agents.base import OptionTypes, Policy, check_plays, is_shared_policy
 from agents.model_file import MARGIN_SCALE, PolicyNetwork, round_margin
-from agents.opponent_model import OpponentLibrary
+from agents.opponent_model import OpponentLibrary, make_agent
 from agents.ppo_bot import SHIPPED_MODEL_ALL, load_network
 from agents.win_chance import RoundScores, chance_of_winning
 from skyjo_env.engine import DRAW, NUM_SLOTS, REVEAL_FIRST, TAKE_DISCARD, apply_action, legal_actions
@@ -247,7 +247,7 @@ class SearchBot:
         self._round_scores = _shipped_round_scores() if objective == "win" else None
         self.opponents = OpponentLibrary.parse(opponents)
         # who plays the searching seat in the playouts after the candidate (None: the network)
-        self.own: Policy | None = None if own is None else _make_agent(own, "own")
+        self.own = make_agent(own, "own must be an agent name or a model file") if isinstance(own, str) else own
         self._me: int | None = None  # the seat this bot plays in the current game (known at its first move)
         self.players = self.network.players
         self._encoders: dict[int, StateEncoding] = {}
@@ -673,18 +673,6 @@ class _SeatDraws:
                 pile[i], pile[-1] = pile[-1], pile[i]
                 return
         raise RuntimeError(f"card {card} of a seat's run is not in the draw pile")
-
-
-def _make_agent(agent: str | Policy, option: str) -> Policy:
-    """An agent for an option that names one (`own=ppo_ei`): a name or a policy file's path, or a bot."""
-    if not isinstance(agent, str):
-        return agent
-    from agents.registry import make
-
-    try:
-        return make(agent)
-    except (KeyError, ValueError, FileNotFoundError) as error:
-        raise ValueError(f"{option} must be an agent name or a model file, got {agent!r}: {error}") from None
 
 
 def legal_chances(logits: np.ndarray, legal: Sequence[int]) -> np.ndarray:
