@@ -6,6 +6,7 @@
 | `round_score` | end of each round | -(own round score) / 100 |
 | `relative` | end of each round | ((mean round score of the others) - own round score) / 100 |
 | `win_chance` | end of each round | 2 x the change of the seat's chance of winning the game (`skyjo_env.outlook`; its share of the win once the game is over) |
+| `relative_shaped` | every move | `relative`, plus the change the move made to the seat's potential: ((mean of the others' grid sums) - own grid sum) / 100, every card counted at its true value, face down or not |
 
 With `episode="round"`, the `game` mode ranks the seats by that round's scores.
 A truncated episode gives no reward.
@@ -14,6 +15,16 @@ A truncated episode gives no reward.
 points count for more when the totals are close to the target: over a whole game a seat's rewards
 add up to 2 x (its share of the win - 1/N), the `game` reward's aim, given round by round
 (potential-based shaping with the outlook's chances as the potential).
+
+`relative_shaped` is a variance cut for training, not another aim. Its potential reads the true
+grids, face-down cards too (the engine's state, which an env has; never an observation), so a
+move is credited when it puts a card down, not when the round ends: replacing a face-down 12 by a
+3 earns the mover 9 / 100 at once. The potential is 0 once the episode has terminated, so over an
+episode a seat's rewards add up to its `relative` rewards minus its potential at its first
+decision, which no move of its own changes: every policy's return moves by the same amount, and
+the best policy is the same (Ng, Harada and Russell, 1999, "Policy invariance under reward
+transformations"). What it changes is where the luck of the face-down cards lands: at the move that
+turns it up, not spread over every move of the round.
 """
 
 from __future__ import annotations
@@ -24,7 +35,7 @@ from skyjo_env.engine.state import GameState
 from skyjo_env.observation import SCORE_SCALE
 from skyjo_env.outlook import win_chances
 
-REWARD_MODES = ("game", "round_score", "relative", "win_chance")
+REWARD_MODES = ("game", "round_score", "relative", "win_chance", "relative_shaped")
 EPISODE_MODES = ("game", "round")
 
 
@@ -57,7 +68,7 @@ def step_rewards(state: GameState, reward: str, episode: str) -> list[float] | N
     scores = last.scores
     if reward == "round_score":
         return [-s / SCORE_SCALE for s in scores]
-    if reward == "relative":
+    if reward in ("relative", "relative_shaped"):
         n, total = len(scores), sum(scores)
         return [((total - s) / (n - 1) - s) / SCORE_SCALE for s in scores]
     if reward == "win_chance":
@@ -67,6 +78,20 @@ def step_rewards(state: GameState, reward: str, episode: str) -> list[float] | N
     if state.is_game_over:
         return outcome_rewards(state.totals)
     return None
+
+
+def shaping_potentials(state: GameState, reward: str, episode: str) -> list[float] | None:
+    """Each seat's potential in a shaped mode (None in the others): `relative_shaped`'s ((mean of the
+    others' true grid sums) - own true grid sum) / 100, and 0 once the episode has terminated. A move
+    credits each seat its potential after the move minus before it (`SeatedGame.apply`)."""
+    if reward != "relative_shaped":
+        return None
+    n = state.num_players
+    if episode_over(state, episode):
+        return [0.0] * n
+    sums = [sum(values) for values in state.values]  # a removed slot holds 0
+    total, scale = sum(sums), 1.0 / SCORE_SCALE
+    return [((total - own) / (n - 1) - own) * scale for own in sums]
 
 
 def _win_chance_rewards(state: GameState, scores: list[int]) -> list[float]:

@@ -28,7 +28,7 @@ from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.state import GameState
 from skyjo_env.engine.symmetry import canonicalize
 from skyjo_env.engine.view import seat_view
-from skyjo_env.rewards import check_modes, episode_over, step_rewards
+from skyjo_env.rewards import check_modes, episode_over, shaping_potentials, step_rewards
 
 OnMove = Callable[[int, int, float], None]
 """Called after each bot move with (seat, action, the bot's thinking time in milliseconds)."""
@@ -143,6 +143,7 @@ class SeatedGame:
         of the move (module doc)."""
         observers = self._observers
         told = (seat_view(self.state, self.state.current_player), legal_actions(self.state)) if observers else None
+        before = None if self.reward_mode is None else shaping_potentials(self.state, self.reward_mode, self.episode)
         if not self.canonical:
             state = apply_action(self.state, action)
         else:  # a move changes its mover's grid only, but the end of a round every grid
@@ -155,6 +156,10 @@ class SeatedGame:
         if self.reward_mode is None:
             return None
         earned = step_rewards(state, self.reward_mode, self.episode)
+        if before is not None:  # a shaped mode: the change of each seat's potential, every move
+            after = shaping_potentials(state, self.reward_mode, self.episode)
+            base = earned or [0.0] * len(before)
+            earned = [r + a - b for r, a, b in zip(base, after, before)]  # type: ignore[arg-type]
         if earned is not None:
             self.owed += earned
         return earned

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents import make
-from skyjo_env.engine import IllegalActionError, Rules, legal_actions
+from skyjo_env.engine import DRAW, FACE_UP, HIDDEN, IllegalActionError, Rules, legal_actions
+from skyjo_env.engine.actions import place
 from skyjo_env.engine.view import seat_view
-from skyjo_env.rewards import step_rewards
+from skyjo_env.rewards import shaping_potentials, step_rewards
 from skyjo_env.seated import SeatedGame, tell_history
 
 
@@ -193,3 +196,42 @@ def test_a_canonical_game_shows_every_seat_the_grids_in_their_canonical_order():
             view = seat_view(game.state, seat)
             assert all(canonical_arrangement(view, rel) == IDENTITY for rel in range(3))
     assert moves > 50 and game.state.round_history
+
+
+# ------------------------------------------------------------ relative_shaped
+def test_replacing_a_face_down_12_by_a_drawn_3_earns_the_mover_9_points_at_once():
+    game = SeatedGame(Rules(num_players=2), [None, None], reward="relative_shaped")
+    state = game.deal(3)
+    while not (state.current_player == 0 and state.held_card is not None):  # to seat 0 holding a drawn card
+        game.apply(DRAW if DRAW in legal_actions(state) else legal_actions(state)[0])
+    slot = next(s for s in range(12) if state.status[0][s] == HIDDEN)
+    state.values[0][slot], state.held_card = 12, 3  # the face-down card is a 12, the drawn one a 3
+    column = [slot % 4 + 4 * row for row in range(3)]  # no column of three 3s can clear
+    assert not all(state.status[0][s] == FACE_UP and state.values[0][s] == 3 for s in column if s != slot)
+    game.owed[:] = 0.0
+    earned = game.apply(place(slot))
+    assert earned == pytest.approx([0.09, -0.09]) and not state.round_just_ended
+
+
+def test_a_relative_shaped_reward_never_reads_a_card_the_move_left_alone():
+    game = SeatedGame(Rules(num_players=3), [None] * 3, reward="relative_shaped")
+    state = game.deal(8)
+    earned = game.apply(legal_actions(state)[0])  # a setup reveal: no card moves, so no potential changes
+    assert earned == [0.0, 0.0, 0.0]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8), episode=st.sampled_from(["game", "round"]))
+def test_over_an_episode_relative_shaped_adds_up_to_relative_less_the_potential_at_the_deal(seed, n, episode):
+    rules = Rules(num_players=n)
+    totals = {}
+    for mode in ("relative", "relative_shaped"):
+        game = SeatedGame(rules, [make("random") for _ in range(n)], reward=mode, episode=episode)
+        state = game.deal(seed, list(range(n)))
+        if mode == "relative_shaped":
+            dealt = shaping_potentials(state, mode, episode)
+        game.play_bots()
+        totals[mode] = game.owed.copy()
+    if state.is_truncated:  # the turn limit cut the episode: its last potential is not 0
+        return
+    assert totals["relative_shaped"] == pytest.approx(totals["relative"] - np.array(dealt), abs=1e-9)
