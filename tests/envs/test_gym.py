@@ -170,3 +170,23 @@ def test_maskable_ppo_trains_a_few_thousand_steps_without_an_illegal_action():
     model.learn(total_timesteps=2048)
     assert model.num_timesteps >= 2048
     assert illegal == []
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_a_relative_shaped_episode_pays_the_relative_rewards_less_the_potential_at_the_first_decision(num_players):
+    from skyjo_env.rewards import shaping_potentials
+
+    totals, first = {}, None
+    for mode in ("relative", "relative_shaped"):
+        env = SkyjoEnv(num_players=num_players, opponents="greedy", learner_seat=1, reward=mode)
+        obs, info = env.reset(seed=5)
+        if mode == "relative_shaped":
+            first = shaping_potentials(env.game, mode, "game")[1]  # the learner's potential, at its first decision
+        rng, total, done = np.random.default_rng(0), 0.0, False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            obs, reward, terminated, truncated, info = env.step(action)
+            total, done = total + reward, terminated or truncated
+        assert terminated
+        totals[mode] = total
+    assert totals["relative_shaped"] == pytest.approx(totals["relative"] - first, abs=1e-9)
