@@ -36,7 +36,7 @@ their names and shapes.
 | `round_score` | end of each round | -(own round score) / 100 |
 | `relative` | end of each round | (mean round score of the others - own) / 100 |
 | `win_chance` | end of each round | 2 x the change of the seat's chance of winning the game (`skyjo_env.rewards`) |
-| `relative_shaped` | every move | `relative`, plus the change of ((mean of the others' grid sums) - own) / 100, face-down cards at their true values: the same return up to a constant, credited when a card goes down (`skyjo_env.rewards`) |
+| `relative_shaped` | every move | `relative`, plus the change of ((mean of the others' grid sums) - own) / 100, face-down cards at their true values: the same return up to a constant, each face-down card's luck credited at the move that replaces it (`skyjo_env.rewards`) |
 
 An illegal action through `env()` ends the game: the offender gets `illegal_reward`
 (-1), the others 0. `raw_env` raises `IllegalActionError` instead. An action that is not

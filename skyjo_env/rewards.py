@@ -9,22 +9,24 @@
 | `relative_shaped` | every move | `relative`, plus the change the move made to the seat's potential: ((mean of the others' grid sums) - own grid sum) / 100, every card counted at its true value, face down or not |
 
 With `episode="round"`, the `game` mode ranks the seats by that round's scores.
-A truncated episode gives no reward.
+A truncated episode gives no round-end reward (`relative_shaped` still credits its moves' shaping).
 
 `win_chance` credits a round by what it did to the seat's chance of winning the game, so the same
 points count for more when the totals are close to the target: over a whole game a seat's rewards
 add up to 2 x (its share of the win - 1/N), the `game` reward's aim, given round by round
 (potential-based shaping with the outlook's chances as the potential).
 
-`relative_shaped` is a variance cut for training, not another aim. Its potential reads the true
+`relative_shaped` is meant to cut the noise PPO learns from, not to change the aim. Its potential reads the true
 grids, face-down cards too (the engine's state, which an env has; never an observation), so a
 move is credited when it puts a card down, not when the round ends: replacing a face-down 12 by a
 3 earns the mover 9 / 100 at once. The potential is 0 once the episode has terminated, so over an
 episode a seat's rewards add up to its `relative` rewards minus its potential at its first
 decision, which no move of its own changes: every policy's return moves by the same amount, and
 the best policy is the same (Ng, Harada and Russell, 1999, "Policy invariance under reward
-transformations"). What it changes is where the luck of the face-down cards lands: at the move that
-turns it up, not spread over every move of the round.
+transformations"). What it changes is where the luck of a face-down card lands: at the move that
+replaces it, not spread over every move of the round. Measured, it did not make PPO's network
+stronger: `ppo_ei` trained on with it grew weaker than with `relative` (docs/training.md, "PPO for a
+shaped reward").
 """
 
 from __future__ import annotations
