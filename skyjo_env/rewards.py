@@ -16,10 +16,10 @@ points count for more when the totals are close to the target: over a whole game
 add up to 2 x (its share of the win - 1/N), the `game` reward's aim, given round by round
 (potential-based shaping with the outlook's chances as the potential).
 
-`relative_shaped` is meant to cut the noise PPO learns from, not to change the aim. Its potential reads the true
-grids, face-down cards too (the engine's state, which an env has; never an observation), so a
-move is credited when it puts a card down, not when the round ends: replacing a face-down 12 by a
-3 earns the mover 9 / 100 at once. The potential is 0 once the episode has terminated, so over an
+`relative_shaped` is meant to cut the noise PPO learns from, not to change the aim. Its potential
+reads the true grids, face-down cards too (the engine's state, which an env has; never an
+observation), so a move is credited for what it did to the grids at once, not when the round ends:
+replacing a face-down 12 by a 3 earns the mover 9 / 100 at once. The potential is 0 once the episode has terminated, so over an
 episode a seat's rewards add up to its `relative` rewards minus its potential at its first
 decision, which no move of its own changes: every policy's return moves by the same amount, and
 the best policy is the same (Ng, Harada and Russell, 1999, "Policy invariance under reward
@@ -39,6 +39,7 @@ from skyjo_env.outlook import win_chances
 
 REWARD_MODES = ("game", "round_score", "relative", "win_chance", "relative_shaped")
 EPISODE_MODES = ("game", "round")
+SHAPED_MODES = ("relative_shaped",)  # the modes that also credit every move's change of a potential
 
 
 def check_modes(reward: str, episode: str) -> None:
@@ -82,12 +83,12 @@ def step_rewards(state: GameState, reward: str, episode: str) -> list[float] | N
     return None
 
 
-def shaping_potentials(state: GameState, reward: str, episode: str) -> list[float] | None:
-    """Each seat's potential in a shaped mode (None in the others): `relative_shaped`'s ((mean of the
+def shaping_potentials(state: GameState, reward: str, episode: str) -> list[float]:
+    """Each seat's potential in a shaped mode (one of `SHAPED_MODES`): `relative_shaped`'s ((mean of the
     others' true grid sums) - own true grid sum) / 100, and 0 once the episode has terminated. A move
     credits each seat its potential after the move minus before it (`SeatedGame.apply`)."""
-    if reward != "relative_shaped":
-        return None
+    if reward not in SHAPED_MODES:
+        raise ValueError(f"{reward!r} is not a shaped reward mode ({list(SHAPED_MODES)})")
     n = state.num_players
     if episode_over(state, episode):
         return [0.0] * n

@@ -28,7 +28,7 @@ from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.state import GameState
 from skyjo_env.engine.symmetry import canonicalize
 from skyjo_env.engine.view import seat_view
-from skyjo_env.rewards import check_modes, episode_over, shaping_potentials, step_rewards
+from skyjo_env.rewards import SHAPED_MODES, check_modes, episode_over, shaping_potentials, step_rewards
 
 OnMove = Callable[[int, int, float], None]
 """Called after each bot move with (seat, action, the bot's thinking time in milliseconds)."""
@@ -143,7 +143,10 @@ class SeatedGame:
         of the move (module doc)."""
         observers = self._observers
         told = (seat_view(self.state, self.state.current_player), legal_actions(self.state)) if observers else None
-        before = None if self.reward_mode is None else shaping_potentials(self.state, self.reward_mode, self.episode)
+        mode = self.reward_mode
+        before = (
+            None if mode is None or mode not in SHAPED_MODES else shaping_potentials(self.state, mode, self.episode)
+        )
         if not self.canonical:
             state = apply_action(self.state, action)
         else:  # a move changes its mover's grid only, but the end of a round every grid
@@ -159,7 +162,7 @@ class SeatedGame:
         if before is not None:  # a shaped mode: the change of each seat's potential, every move
             after = shaping_potentials(state, self.reward_mode, self.episode)
             base = earned or [0.0] * len(before)
-            earned = [r + a - b for r, a, b in zip(base, after, before)]  # type: ignore[arg-type]
+            earned = [r + a - b for r, a, b in zip(base, after, before)]
         if earned is not None:
             self.owed += earned
         return earned

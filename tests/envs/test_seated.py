@@ -220,6 +220,12 @@ def test_a_relative_shaped_reward_never_reads_a_card_the_move_left_alone():
     assert earned == [0.0, 0.0, 0.0]
 
 
+def test_only_a_shaped_mode_has_a_potential():
+    state = SeatedGame(Rules(num_players=2), [None, None], reward="relative").deal(0)
+    with pytest.raises(ValueError, match="'relative' is not a shaped reward mode"):
+        shaping_potentials(state, "relative", "game")
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8), episode=st.sampled_from(["game", "round"]))
 def test_over_an_episode_relative_shaped_adds_up_to_relative_less_the_potential_at_the_deal(seed, n, episode):
