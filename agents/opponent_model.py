@@ -8,8 +8,8 @@ Each member is read as the player that plays its own move: for every move anothe
 from that seat's view, and gets a point when it agrees. A seat is then modelled by the member with
 the most points so far in this game (a tie goes to the member listed first, so before any
 evidence, the first), if that member predicted at least `FIT` of the seat's counted moves; else by
-the first member. Counting agreements is the likelihood of a member
-that plays its own move but for rare slips, read coarsely: every disagreement costs the same.
+the first member. Counting agreements is the likelihood of a member that plays its own move but for
+rare slips, read coarsely: every disagreement costs the same.
 
 The `FIT` floor is for an opponent that is none of the members. A member predicts every move of
 the bot it is (`expert`, `greedy`; the network, `ppo`), where the other members predicted 60 to 84 %
@@ -62,10 +62,7 @@ class OpponentLibrary:
             return cls([getattr(opponents, "name", type(opponents).__name__)], [opponents])
         names = [part.strip() for part in opponents.split("|")]
         if not all(names) or len(set(names)) != len(names):
-            raise ValueError(
-                f"opponents must be 'network', an agent name, or several joined by '|' "
-                f"(network|expert|greedy), each once; got {opponents!r}"
-            )
+            raise ValueError(f"{_WANTED} (network|expert|greedy), each once; got {opponents!r}")
         return cls(names, [None if name == NETWORK else make_agent(name, _WANTED) for name in names])
 
     @property
