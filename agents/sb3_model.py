@@ -19,6 +19,7 @@ from agents.model_file import OBSERVATION_VERSION, ModelLoadError, PolicyNetwork
 from skyjo_env.engine.actions import NUM_ACTIONS
 from skyjo_env.engine.options import MAX_PLAYERS, MIN_PLAYERS
 from skyjo_env.observation import SEATS_VERSION, observation_size
+from skyjo_env.observation.privileged import PRIVILEGED_SIZE
 from skyjo_env.observation.seats import observation_size_v1
 
 TRAIN_EXTRA = "pip install 'skyjo-rl[train]'"
@@ -71,7 +72,8 @@ def network_from_model(model: Any, source: str = "", players: Sequence[int] | No
     """The policy network of an in-memory MaskablePPO model, as numpy (see `network_from_sb3`).
 
     An `MlpPolicy` over `skyjo_v0` (one table size) or `skyjo_v1` becomes an `mlp`; a policy with
-    `train.seats_policy.SeatsExtractor` over `skyjo_v1` becomes a `seats` network. A model trained on
+    `train.seats_policy.SeatsExtractor` over `skyjo_v1` becomes a `seats` network (with a privileged
+    critic, `ppo.critic: privileged`, the actor alone: it reads no hidden card). A model trained on
     games with the grids in their canonical order (`skyjo train` with `env.canonical` sets the
     model's `CANONICAL_ATTRIBUTE`, which its checkpoints keep) becomes a network that says so
     (`grids`). `players`: the table sizes a `skyjo_v1` network is declared to play (default: every
@@ -82,6 +84,8 @@ def network_from_model(model: Any, source: str = "", players: Sequence[int] | No
 
     shape = getattr(model.observation_space, "shape", None)
     size = shape[0] if shape and len(shape) == 1 else None
+    if size and getattr(model.policy.features_extractor, "hidden_net", None) is not None:
+        size -= PRIVILEGED_SIZE  # a privileged critic's true cards follow the observation; the actor never reads them
     if size == observation_size_v1():
         observation, sizes = SEATS_VERSION, tuple(players or range(MIN_PLAYERS, MAX_PLAYERS + 1))
     else:

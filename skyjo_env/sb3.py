@@ -27,7 +27,6 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from skyjo_env.engine import NUM_ACTIONS
-from skyjo_env.observation import bounds
 from skyjo_env.vector import SkyjoBatch, episode_stats
 
 __all__ = ["SkyjoVecEnv"]
@@ -38,7 +37,7 @@ class SkyjoVecEnv(VecEnv):
 
     def __init__(self, num_envs: int, **kwargs: Any) -> None:
         self.batch = SkyjoBatch(num_envs, **kwargs)
-        low, high = bounds(self.batch.observation, self.batch.num_players)
+        low, high = self.batch.observation_bounds()
         observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.render_mode = None
         super().__init__(num_envs, observation_space, spaces.Discrete(NUM_ACTIONS))

@@ -32,6 +32,7 @@ seat) and for deterministic trained policies (the default); a policy that sample
 | `opponent_factory` | None | instead of `opponents`: `factory(i, n)` returns game i's n - 1 opponents at a table of n (training passes league opponents sharing one model cache) |
 | `observation` | `"skyjo_v0"` | the learner's observation, `skyjo_v0` or `skyjo_v1`; each trained opponent is given the one its network reads |
 | `canonical` | False | every grid kept in its canonical order after each move (`skyjo_env.engine.symmetry.canonicalize`): the games a network of canonical grids learns from; each trained opponent must read the grids in the same order |
+| `privileged` | False | each observation row is followed by what only a critic may read, the true cards (`skyjo_env.observation.privileged`; needs `observation="skyjo_v1"`): for training a privileged critic, never for a policy to act on |
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from skyjo_env.observation import (
     encoder,
     observation_size_of,
 )
+from skyjo_env.observation.privileged import PRIVILEGED_SIZE, PrivilegedEncoder, privileged_bounds
 from skyjo_env.rewards import check_modes
 
 _OWN_ARGUMENTS = (
@@ -75,6 +77,7 @@ _OWN_ARGUMENTS = (
     "illegal_reward",
     "observation",
     "canonical",
+    "privileged",
 )
 
 __all__ = ["SkyjoBatch", "SkyjoVectorEnv", "episode_stats"]
@@ -101,6 +104,7 @@ class SkyjoBatch:
         opponent_factory: Callable[[int, int], Sequence[Any]] | None = None,
         observation: str = OBSERVATION_VERSION,
         canonical: bool = False,
+        privileged: bool = False,
         **rule_options: Any,
     ) -> None:
         check_arguments("SkyjoBatch", _OWN_ARGUMENTS, rule_options)
@@ -113,6 +117,10 @@ class SkyjoBatch:
                 f"(one layout for every size), got {observation!r}"
             )
         observation_size_of(observation, self.table_sizes[0])  # checks the version
+        if privileged and observation != SEATS_VERSION:
+            raise ValueError(
+                f"privileged=True adds the true cards to the {SEATS_VERSION} observation, got {observation!r}"
+            )
         self.rules_of = {n: Rules(num_players=n, **rule_options) for n in self.table_sizes}
         check_modes(reward, episode)
         smallest = min(self.table_sizes)
@@ -124,6 +132,7 @@ class SkyjoBatch:
         self.num_players = self.table_sizes[0]  # the table size, when there is one
         self.observation = observation
         self.canonical = bool(canonical)
+        self.privileged = bool(privileged)
         self.fixed_learner_seat = learner_seat
         self.illegal_reward = float(illegal_reward)
         self._reward, self._episode = reward, episode
@@ -131,7 +140,9 @@ class SkyjoBatch:
         self._tables: list[dict[int, LearnerGame]] = [{} for _ in range(num_envs)]
         self.games = [self._table(i, self.table_sizes[0]) for i in range(num_envs)]
         self.observation_size = observation_size_of(observation, self.table_sizes[0])
-        self._encoders: dict[tuple[str, int], StateEncoding] = {}
+        if self.privileged:
+            self.observation_size += PRIVILEGED_SIZE
+        self._encoders: dict[tuple[str, int, bool], StateEncoding] = {}
         self._np_randoms: list[np.random.Generator] = [seeding.np_random(None)[0] for _ in range(num_envs)]
         self.observations = np.zeros((num_envs, self.observation_size), dtype=np.float32)
         self.masks = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
@@ -159,12 +170,25 @@ class SkyjoBatch:
             )
         return game
 
-    def _encoder(self, version: str, n: int) -> StateEncoding:
-        key = (version, n)
+    def _encoder(self, version: str, n: int, privileged: bool = False) -> StateEncoding:
+        """The encoder of `version` at a table of n; `privileged`: followed by the true cards (the learner's
+        rows for a privileged critic; an opponent's observation never is)."""
+        key = (version, n, privileged)
         found = self._encoders.get(key)
         if found is None:
-            found = self._encoders[key] = encoder(version, n)
+            found = encoder(version, n)
+            if privileged:
+                found = PrivilegedEncoder(found)
+            self._encoders[key] = found
         return found
+
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The low and high bounds of an `observations` row (the privileged part's too, if there is one)."""
+        low, high = bounds(self.observation, self.num_players)
+        if self.privileged:
+            extra_low, extra_high = privileged_bounds()
+            low, high = np.concatenate([low, extra_low]), np.concatenate([high, extra_high])
+        return low, high
 
     def opponents(self) -> list[Any]:
         """Every opponent object of every game, at every table size (a training schedule changes their mix)."""
@@ -279,7 +303,7 @@ class SkyjoBatch:
         indices = list(indices)
         for n, group in self._by_size(indices).items():
             games = [self.games[i] for i in group]
-            coder = self._encoder(self.observation, n)
+            coder = self._encoder(self.observation, n, self.privileged)
             if len(group) == self.num_envs:
                 coder.encode_states([g.state for g in games], [g.learner_seat for g in games], self.observations)
             else:
@@ -424,7 +448,7 @@ class SkyjoVectorEnv(VectorEnv):
         self.num_envs = num_envs
         self.autoreset_mode = mode
         self.metadata = {"autoreset_mode": mode}
-        low, high = bounds(self.batch.observation, self.batch.num_players)
+        low, high = self.batch.observation_bounds()
         self.single_observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)

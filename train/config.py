@@ -27,6 +27,7 @@ class ConfigError(ValueError):
 
 
 POLICIES = ("mlp", "seats")
+CRITICS = ("observation", "privileged")
 BACKENDS = ("sb3", "rllib")
 NO_WARM_START = "none"
 WARM_START_TARGETS = ("move", "policy")
@@ -98,6 +99,12 @@ class PPOConfig:
     policy: str = _f("mlp", "mlp (MlpPolicy) or seats (own and shared opponent seat encoders; needs skyjo_v1)")
     net_arch: list[int] = _f([256, 256], "hidden layer sizes of the policy and value networks")
     seat_arch: list[int] = _f([128, 64], "seats policy: layer sizes of the own-seat and opponent-seat encoders")
+    critic: str = _f(
+        "observation",
+        "what the value network reads: observation (the actor's input) or privileged (also every card, face-down "
+        "ones included, and the draw pile's top: a critic for training only, the actor and its policy files never "
+        "read them; needs policy seats and vec_env batch)",
+    )
     activation: str = _f("tanh", "'tanh' or 'relu'")
 
 
@@ -245,6 +252,7 @@ class TrainConfig:
             ("env.observation", env.observation, list(OBSERVATIONS)),
             ("ppo.activation", ppo.activation, ["tanh", "relu"]),
             ("ppo.policy", ppo.policy, list(POLICIES)),
+            ("ppo.critic", ppo.critic, list(CRITICS)),
             ("backend", self.backend, list(BACKENDS)),
         ):
             _require(value in options, f"{key} must be one of {options}, got {value!r}")
@@ -286,6 +294,11 @@ class TrainConfig:
         _require(
             self.ppo.policy != "seats" or env.observation == SEATS_VERSION,
             f"ppo.policy seats reads the {SEATS_VERSION} observation; set env.observation: {SEATS_VERSION}",
+        )
+        _require(
+            self.ppo.critic != "privileged" or (self.ppo.policy == "seats" and env.vec_env == "batch"),
+            "ppo.critic privileged needs ppo.policy: seats and env.vec_env: batch (the true cards follow the "
+            f"{SEATS_VERSION} observation in the batch pipeline's rows)",
         )
         for n in [*env.table_sizes, *self.evaluation.table_sizes]:
             _require(MIN_PLAYERS <= n <= MAX_PLAYERS, f"table sizes must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {n}")
@@ -376,6 +389,7 @@ class TrainConfig:
             "ppo.policy: seats": self.ppo.policy != "mlp",
             f"env.observation: {SEATS_VERSION}": self.env.observation != "skyjo_v0",
             "env.canonical": self.env.canonical,
+            "ppo.critic: privileged": self.ppo.critic != "observation",
         }
         given = [name for name, is_set in unsupported.items() if is_set]
         if given:
@@ -458,6 +472,7 @@ class TrainConfig:
         fixed = [
             *("backend", "ppo.policy", "ppo.net_arch", "ppo.seat_arch", "ppo.activation", "env.observation"),
             "env.canonical",  # the weights learnt one order of the grids
+            "ppo.critic",  # the critic's input
         ]
         if saved.env.observation != SEATS_VERSION:
             fixed.append("env.num_players")  # the skyjo_v0 observation's size depends on it
@@ -685,7 +700,7 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
 _ABSENT = object()
 #: Fields added after run folders were first written, with what a run of an earlier version did: the value
 #: a run folder without the field is resumed with (it is not a default guessed, it is what that run did).
-SINCE_ADDED: dict[str, Any] = {"env.canonical": False}
+SINCE_ADDED: dict[str, Any] = {"env.canonical": False, "ppo.critic": "observation"}
 #: The bots that decide by what a slot holds, never by where it is: they play any arrangement of the grids.
 ARRANGEMENT_FREE_BOTS = ("random", "greedy", "expert")
 

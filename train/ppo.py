@@ -87,6 +87,7 @@ def build_vec_env(config: TrainConfig, pool_dir: Path):
             num_players=config.env.table_sizes or config.env.num_players,
             observation=config.env.observation,
             canonical=config.env.canonical,
+            privileged=config.ppo.critic == "privileged",
             opponent_factory=opponents,
             reward=config.env.reward,
             episode=config.env.episode,
@@ -119,16 +120,20 @@ def new_model(config: TrainConfig, env, run_dir: Path):
         "net_arch": {"pi": list(config.ppo.net_arch), "vf": list(config.ppo.net_arch)},
         "activation_fn": activation,
     }
+    policy: Any = "MlpPolicy"
     if config.ppo.policy == "seats":
-        from train.seats_policy import SeatsExtractor
+        from train.seats_policy import PrivilegedCriticPolicy, SeatsExtractor
 
         policy_kwargs["features_extractor_class"] = SeatsExtractor
         policy_kwargs["features_extractor_kwargs"] = {
             "seat_arch": list(config.ppo.seat_arch),
             "activation_fn": activation,
         }
+        if config.ppo.critic == "privileged":
+            policy = PrivilegedCriticPolicy
+            policy_kwargs["features_extractor_kwargs"]["privileged"] = True
     return MaskablePPO(
-        "MlpPolicy",
+        policy,
         env,
         **config.ppo_arguments(),
         policy_kwargs=policy_kwargs,
@@ -392,6 +397,7 @@ def warm_start(model, config: TrainConfig, run_dir: Path, value_only: bool = Fal
         weights=[config.env.table_sizes.get(n, 1.0) for n in config.sizes()],
         observation=config.env.observation,
         canonical=config.env.canonical,
+        privileged=config.ppo.critic == "privileged",
         seed=config.seed,
         reward=config.env.reward,
         episode=config.env.episode,

@@ -31,7 +31,8 @@ import numpy as np
 from agents import make as make_agent
 from skyjo_env.engine import Rules, action_mask
 from skyjo_env.engine.view import SeatView, seat_view
-from skyjo_env.observation import OBSERVATION_VERSION, encoder
+from skyjo_env.observation import OBSERVATION_VERSION, SEATS_VERSION, StateEncoding, encoder
+from skyjo_env.observation.privileged import PrivilegedEncoder
 from skyjo_env.seated import SeatedGame
 
 
@@ -64,6 +65,7 @@ def demonstrations(
     observation: str = OBSERVATION_VERSION,
     probabilities: bool = False,
     canonical: bool = False,
+    privileged: bool = False,
 ) -> Demonstrations:
     """Every decision of `games` seeded games with `bot` in every seat (one bot object per seat).
 
@@ -80,6 +82,9 @@ def demonstrations(
 
     `canonical`: the games keep every grid in its canonical order (`SeatedGame`'s `canonical`), for a
     network of canonical grids; a network bot must then read the grids in that order too.
+
+    `privileged`: each observation is followed by the true cards (`skyjo_env.observation.privileged`),
+    for a privileged critic (`ppo.critic: privileged`); needs the `skyjo_v1` observation.
     """
     tables = dict(rules) if isinstance(rules, Mapping) else {rules.num_players: rules}
     sizes = list(tables)
@@ -95,7 +100,11 @@ def demonstrations(
     teacher = getattr(sample, "view_logits", None) if probabilities else None
     if probabilities and not callable(teacher):
         raise ValueError(f"probabilities=True needs a network bot (one with view_logits), and {bot!r} is not one")
-    coders = {n: encoder(observation, n) for n in sizes}
+    if privileged and observation != SEATS_VERSION:
+        raise ValueError(f"privileged=True adds the true cards to the {SEATS_VERSION} observation, got {observation!r}")
+    coders: dict[int, StateEncoding] = {n: encoder(observation, n) for n in sizes}
+    if privileged:
+        coders = {n: PrivilegedEncoder(coder) for n, coder in coders.items()}
     log = _Log()
     bar = _progress(games, f"warm start: {bot} plays {games} games", progress)
     rng = np.random.default_rng(seed)
@@ -247,6 +256,9 @@ def sb3_target(model: Any) -> CloneTarget:
 
     def value_parameters() -> list[Any]:
         own = [*policy.mlp_extractor.value_net.parameters(), *policy.value_net.parameters()]
+        hidden = getattr(policy.features_extractor, "hidden_net", None)  # a privileged critic's own encoder
+        if hidden is not None:
+            own += list(hidden.parameters())
         return own if policy.share_features_extractor else [*own, *policy.vf_features_extractor.parameters()]
 
     return CloneTarget(

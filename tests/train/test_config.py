@@ -303,7 +303,7 @@ def test_every_ppo_setting_reaches_both_backends_by_its_library_name():
 
     from train.config import PPO_ARGUMENTS
 
-    network = {"policy", "net_arch", "seat_arch", "activation", "rollout_steps"}
+    network = {"policy", "net_arch", "seat_arch", "activation", "critic", "rollout_steps"}
     assert set(PPO_ARGUMENTS) == {f.name for f in fields(PPOConfig)} - network
     config = TrainConfig().replaced(ppo={"rollout_steps": 4096, "gae_lambda": 0.9})
     assert config.ppo_arguments()["n_steps"] == 64 and config.ppo_arguments()["gae_lambda"] == 0.9
@@ -318,8 +318,10 @@ def test_a_run_folder_written_before_env_canonical_resumes_as_the_run_it_was(tmp
     config.save(tmp_path / "config.yaml")
     written = yaml.safe_load((tmp_path / "config.yaml").read_text())
     del written["env"]["canonical"]  # what a version before the field wrote
+    del written["ppo"]["critic"]  # (a later field)
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(written))
-    assert load_run_config(tmp_path / "config.yaml").env.canonical is False
+    resumed = load_run_config(tmp_path / "config.yaml")
+    assert resumed.env.canonical is False and resumed.ppo.critic == "observation"
     del written["env"]["reward"]  # any other field missing is still refused
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(written))
     with pytest.raises(ConfigError, match="lacks env.reward"):

@@ -542,3 +542,71 @@ def test_a_canonical_run_and_a_plain_one_do_not_take_each_others_weights_nor_cha
     saved = load_config(None, merged(TINY, {"env": {"canonical": True}}))
     with pytest.raises(ConfigError, match="env.canonical cannot change"):
         load_config(None, merged(TINY, {"env": {"canonical": False}})).check_resume(saved)
+
+
+def test_a_privileged_critic_reads_the_true_cards_and_its_actor_does_not(tmp_path, capsys):
+    """`ppo.critic: privileged`, from `ppo_ei`'s actor: the rollouts' rows carry the true cards after the
+    observation; the value changes when they change, the actor's move probabilities do not. The first
+    snapshot is `ppo_ei` as it is (the warm start fits the critic alone, its encoder of the true cards
+    included), the exported files play from the observation alone, and the run resumes."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo_bot import shipped_networks
+    from skyjo_env.observation.privileged import PRIVILEGED_SIZE
+    from skyjo_env.observation.seats import observation_size_v1
+    from train.config import load_config
+    from train.ppo import build_vec_env, train
+
+    shipped = shipped_networks()["ppo_ei"]
+    config, run, overrides = _in_process_run(
+        tmp_path, total_timesteps=512, init_model=str(shipped),
+        env={"vec_env": "batch", "n_envs": 4, "table_sizes": {2: 1, 3: 1}, "observation": "skyjo_v1"},
+        ppo={"policy": "seats", "critic": "privileged", "net_arch": [256, 256]},
+        league={"opponents": {"expert": 0.5, "self": 0.5}}, warm_start={"bot": "expert", "games": 1, "epochs": 1},
+        evaluation={"every": 512, "table_sizes": [2]},
+    )  # fmt: skip
+    train(config, run)
+    assert "warm start from expert (the value only)" in capsys.readouterr().out
+    first, original = load_policy(run / "pool" / "step000000000000.safetensors"), load_policy(shipped)
+    assert all(np.array_equal(first.named[k][i], original.named[k][i]) for k in original.named for i in (0, 1))
+    final = load_policy(run / "final_model.safetensors")
+    assert final.observation == "skyjo_v1" and set(final.named) == set(original.named)
+    plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=4, num_players=3)
+
+    model = MaskablePPO.load(run / "final_model.zip", device="cpu")
+    env = build_vec_env(config, run / "pool")
+    env.seed(1)
+    rows = env.reset()
+    assert rows.shape == (4, observation_size_v1() + PRIVILEGED_SIZE)
+    changed = rows.copy()
+    changed[:, observation_size_v1() :] = np.random.default_rng(0).permutation(rows[:, observation_size_v1() :], axis=1)
+    with torch.no_grad():
+        probs, values = [], []
+        for x in (rows, changed):
+            obs = torch.as_tensor(x)
+            probs.append(model.policy.get_distribution(obs).distribution.probs.numpy())
+            values.append(model.policy.predict_values(obs).numpy())
+    assert np.array_equal(probs[0], probs[1])
+    assert not np.allclose(values[0], values[1])
+    logits = final.logits(rows[:, : observation_size_v1()])  # the policy file, from the observation alone
+    assert np.allclose(np.exp(logits) / np.exp(logits).sum(1, keepdims=True), probs[0], atol=1e-5)
+
+    resumed = load_config(None, merged(overrides, {"total_timesteps": 768}))
+    train(resumed, run, resume=True)
+    assert checkpoint_step(run) >= 768
+
+
+def test_a_privileged_critic_needs_the_seats_policy_and_the_batch_pipeline(tmp_path):
+    from train.config import ConfigError, load_config
+
+    seats = merged(TINY, {"env": {"vec_env": "batch", "observation": "skyjo_v1"}, "ppo": {"policy": "seats"}})
+    assert load_config(None, merged(seats, {"ppo": {"critic": "privileged"}})).ppo.critic == "privileged"
+    with pytest.raises(ConfigError, match="ppo.critic must be one of"):
+        load_config(None, merged(seats, {"ppo": {"critic": "oracle"}}))
+    for change in ({"ppo": {"policy": "mlp"}}, {"env": {"vec_env": "dummy"}}):
+        with pytest.raises(ConfigError, match="ppo.critic privileged needs ppo.policy: seats and env.vec_env: batch"):
+            load_config(None, merged(seats, merged(change, {"ppo": {"critic": "privileged"}})))
+    saved = load_config(None, seats)
+    with pytest.raises(ConfigError, match="ppo.critic cannot change"):
+        load_config(None, merged(seats, {"ppo": {"critic": "privileged"}})).check_resume(saved)
