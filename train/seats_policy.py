@@ -57,21 +57,21 @@ class SeatsExtractor(BaseFeaturesExtractor):
         privileged_arch: Sequence[int] = (128,),
     ) -> None:
         lay = seats_layout()
-        size = lay.size + (PRIVILEGED_SIZE if privileged else 0)
-        if observation_space.shape != (size,):
+        extra = PRIVILEGED_SIZE if privileged else 0
+        if observation_space.shape != (lay.size + extra,):
             what = (
-                f"the skyjo_v1 observation and the true cards ({lay.size} + {PRIVILEGED_SIZE}"
+                f"{lay.size} + {extra} floats: the skyjo_v1 observation and the true cards"
                 if privileged
-                else (f"the skyjo_v1 observation ({lay.size}")
+                else (f"{lay.size} floats: the skyjo_v1 observation")
             )
-            raise ValueError(f"SeatsExtractor reads {what} floats), got shape {observation_space.shape}")
+            raise ValueError(f"SeatsExtractor reads {what}, got shape {observation_space.shape}")
         if not seat_arch or (privileged and not privileged_arch):
             raise ValueError("seat_arch (and privileged_arch, with privileged=True) need at least one layer size")
-        encoded = int(seat_arch[-1])
-        #: the features the actor reads: all of them but the true cards' encoding
-        self.actor_features_dim = lay.head + 4 * encoded
+        actor_features = lay.head + 4 * int(seat_arch[-1])
         hidden = int(privileged_arch[-1]) if privileged else 0
-        super().__init__(observation_space, features_dim=self.actor_features_dim + hidden)
+        super().__init__(observation_space, features_dim=actor_features + hidden)
+        #: the features the actor reads: all of them but the true cards' encoding (the last `hidden`)
+        self.actor_features_dim = actor_features
         self.head, self.block, self.slots, self.size = lay.head, lay.block, len(SEAT_SLOTS), lay.size
         self.self_net = _encoder(seat_arch, lay.block, activation_fn)
         self.opponent_net = _encoder(seat_arch, lay.block, activation_fn)

@@ -610,3 +610,18 @@ def test_a_privileged_critic_needs_the_seats_policy_and_the_batch_pipeline(tmp_p
     saved = load_config(None, seats)
     with pytest.raises(ConfigError, match="ppo.critic cannot change"):
         load_config(None, merged(seats, {"ppo": {"critic": "privileged"}})).check_resume(saved)
+
+
+def test_the_seats_extractor_refuses_rows_of_the_wrong_width():
+    from gymnasium import spaces
+
+    from skyjo_env.observation.privileged import PRIVILEGED_SIZE
+    from skyjo_env.observation.seats import observation_size_v1
+    from train.seats_policy import SeatsExtractor
+
+    plain, wide = (spaces.Box(-1, 1, (observation_size_v1() + k,)) for k in (0, PRIVILEGED_SIZE))
+    with pytest.raises(ValueError, match=r"reads 1831 \+ 106 floats: the skyjo_v1 observation and the true cards"):
+        SeatsExtractor(plain, privileged=True)
+    with pytest.raises(ValueError, match="reads 1831 floats: the skyjo_v1 observation, got shape"):
+        SeatsExtractor(wide)
+    assert SeatsExtractor(wide, privileged=True).features_dim == SeatsExtractor(plain).features_dim + 128
