@@ -573,6 +573,7 @@ def test_a_privileged_critic_reads_the_true_cards_and_its_actor_does_not(tmp_pat
     final = load_policy(run / "final_model.safetensors")
     assert final.observation == "skyjo_v1" and set(final.named) == set(original.named)
     plays_a_legal_game(agents.make(str(run / "final_model.safetensors")), seed=4, num_players=3)
+    plays_a_legal_game(PolicyBot(run / "final_model.zip"), seed=5, num_players=2)  # the checkpoint's actor too
 
     model = MaskablePPO.load(run / "final_model.zip", device="cpu")
     env = build_vec_env(config, run / "pool")
