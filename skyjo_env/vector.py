@@ -64,6 +64,7 @@ from skyjo_env.observation import (
     observation_size_of,
 )
 from skyjo_env.observation.privileged import PRIVILEGED_SIZE, PrivilegedEncoder, privileged_bounds
+from skyjo_env.observation.privileged import check_observation as check_privileged
 from skyjo_env.rewards import check_modes
 
 _OWN_ARGUMENTS = (
@@ -117,10 +118,8 @@ class SkyjoBatch:
                 f"(one layout for every size), got {observation!r}"
             )
         observation_size_of(observation, self.table_sizes[0])  # checks the version
-        if privileged and observation != SEATS_VERSION:
-            raise ValueError(
-                f"privileged=True adds the true cards to the {SEATS_VERSION} observation, got {observation!r}"
-            )
+        if privileged:
+            check_privileged(observation)
         self.rules_of = {n: Rules(num_players=n, **rule_options) for n in self.table_sizes}
         check_modes(reward, episode)
         smallest = min(self.table_sizes)

@@ -62,7 +62,7 @@ class SeatsExtractor(BaseFeaturesExtractor):
             what = (
                 f"{lay.size} + {extra} floats: the skyjo_v1 observation and the true cards"
                 if privileged
-                else (f"{lay.size} floats: the skyjo_v1 observation")
+                else f"{lay.size} floats: the skyjo_v1 observation"
             )
             raise ValueError(f"SeatsExtractor reads {what}, got shape {observation_space.shape}")
         if not seat_arch or (privileged and not privileged_arch):

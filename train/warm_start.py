@@ -31,8 +31,9 @@ import numpy as np
 from agents import make as make_agent
 from skyjo_env.engine import Rules, action_mask
 from skyjo_env.engine.view import SeatView, seat_view
-from skyjo_env.observation import OBSERVATION_VERSION, SEATS_VERSION, StateEncoding, encoder
+from skyjo_env.observation import OBSERVATION_VERSION, StateEncoding, encoder
 from skyjo_env.observation.privileged import PrivilegedEncoder
+from skyjo_env.observation.privileged import check_observation as check_privileged
 from skyjo_env.seated import SeatedGame
 
 
@@ -100,8 +101,8 @@ def demonstrations(
     teacher = getattr(sample, "view_logits", None) if probabilities else None
     if probabilities and not callable(teacher):
         raise ValueError(f"probabilities=True needs a network bot (one with view_logits), and {bot!r} is not one")
-    if privileged and observation != SEATS_VERSION:
-        raise ValueError(f"privileged=True adds the true cards to the {SEATS_VERSION} observation, got {observation!r}")
+    if privileged:
+        check_privileged(observation)
     coders: dict[int, StateEncoding] = {n: encoder(observation, n) for n in sizes}
     if privileged:
         coders = {n: PrivilegedEncoder(coder) for n, coder in coders.items()}

@@ -30,9 +30,9 @@ import numpy as np
 
 from skyjo_env.engine.state import GameState
 from skyjo_env.observation.base import Fields, StateEncoding
-from skyjo_env.observation.seats import SEAT_SLOTS, slot_seats
+from skyjo_env.observation.seats import SEAT_SLOTS, VERSION, slot_seats
 
-__all__ = ["PRIVILEGED_SIZE", "PrivilegedEncoder", "privileged_bounds", "privileged_features"]
+__all__ = ["PRIVILEGED_SIZE", "PrivilegedEncoder", "check_observation", "privileged_bounds", "privileged_features"]
 
 _SLOTS = len(SEAT_SLOTS)
 _SUMS = _SLOTS * 12
@@ -59,6 +59,12 @@ def privileged_features(state: GameState, seat: int, out: np.ndarray | None = No
         out[-2] = state.draw_pile[-1] / 12.0
         out[-1] = 1.0
     return out
+
+
+def check_observation(observation: str) -> None:
+    """A ValueError unless `observation` is the one the true cards follow (`skyjo_v1`: its seat slots)."""
+    if observation != VERSION:
+        raise ValueError(f"privileged=True adds the true cards to the {VERSION} observation, got {observation!r}")
 
 
 def privileged_bounds() -> tuple[np.ndarray, np.ndarray]:

@@ -608,6 +608,10 @@ def test_a_privileged_critic_needs_the_seats_policy_and_the_batch_pipeline(tmp_p
     for change in ({"ppo": {"policy": "mlp"}}, {"env": {"vec_env": "dummy"}}):
         with pytest.raises(ConfigError, match="ppo.critic privileged needs ppo.policy: seats and env.vec_env: batch"):
             load_config(None, merged(seats, merged(change, {"ppo": {"critic": "privileged"}})))
+    from train.warm_start import demonstrations
+
+    with pytest.raises(ValueError, match="privileged=True adds the true cards to the skyjo_v1 observation"):
+        demonstrations("expert", 1, Rules(), privileged=True)  # skyjo_v0 has no seat slots to follow
     saved = load_config(None, seats)
     with pytest.raises(ConfigError, match="ppo.critic cannot change"):
         load_config(None, merged(seats, {"ppo": {"critic": "privileged"}})).check_resume(saved)
