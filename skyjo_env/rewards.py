@@ -19,14 +19,14 @@ add up to 2 x (its share of the win - 1/N), the `game` reward's aim, given round
 `relative_shaped` is meant to cut the noise PPO learns from, not to change the aim. Its potential
 reads the true grids, face-down cards too (the engine's state, which an env has; never an
 observation), so a move is credited for what it did to the grids at once, not when the round ends:
-replacing a face-down 12 by a 3 earns the mover 9 / 100 at once. The potential is 0 once the episode has terminated, so over an
-episode a seat's rewards add up to its `relative` rewards minus its potential at its first
-decision, which no move of its own changes: every policy's return moves by the same amount, and
-the best policy is the same (Ng, Harada and Russell, 1999, "Policy invariance under reward
-transformations"). What it changes is where the luck of a face-down card lands: at the move that
-replaces it, not spread over every move of the round. Measured, it did not make PPO's network
-stronger: `ppo_ei` trained on with it grew weaker than with `relative` (docs/training.md, "PPO for a
-shaped reward").
+replacing a face-down 12 by a 3 earns the mover 9 / 100 at once. The potential is 0 once the
+episode has terminated, so over an episode a seat's rewards add up to its `relative` rewards minus
+its potential at its first decision, which no move of its own changes: every policy's return moves
+by the same amount, and the best policy is the same (Ng, Harada and Russell, 1999, "Policy
+invariance under reward transformations"). What it changes is where the luck of a face-down card
+lands: at the move that replaces it, not spread over every move of the round. Measured, it did not
+make PPO's network stronger: `ppo_ei` trained on with it grew weaker than with `relative`
+(docs/training.md, "PPO for a shaped reward").
 """
 
 from __future__ import annotations

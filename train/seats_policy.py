@@ -112,8 +112,9 @@ class ActorSliceExtractor(MlpExtractor):
 
 class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's policy with a privileged critic: `SeatsExtractor(privileged=True)` features, the
-    actor on the observation's part of them alone (`ActorSliceExtractor`). Needs one shared features
-    extractor (SB3's default)."""
+    actor on the observation's part of them alone (`ActorSliceExtractor`). With SB3's shared features
+    extractor (the default, what `skyjo train` uses), the true cards' encoder learns from the value
+    loss alone."""
 
     def _build_mlp_extractor(self) -> None:
         extractor = self.features_extractor
