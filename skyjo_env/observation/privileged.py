@@ -3,8 +3,9 @@
 An asymmetric (privileged) critic: PPO's value function is used only in training, to weigh the
 actor's moves, so it may read the true state that no seat sees; a better value is meant to make
 the actor's advantages less noisy (measured in docs/training.md, "PPO with a privileged critic":
-the critic explained more, the network played no better). The actor reads only the observation; the policy file exported
-from such a model holds the actor alone, so what it plays never depends on a hidden card.
+the critic explained more, the network played no better). The actor reads only the observation;
+the policy file exported from such a model holds the actor alone, so what it plays never depends
+on a hidden card.
 (Pinto et al. 2017, "Asymmetric Actor Critic"; PerfectDou, Yang et al. 2022, trains a card
 game's PPO agent this way.)
 
