@@ -56,6 +56,10 @@ time, docs/search.md):
   search, so the time goes to the decisions the network is unsure of, about a third of them. So the
   default `ms` (170) bounds a searched move, and a move takes a mean of 31 to 49 ms against experts
   at 2, 4 and 8 players, a median under a millisecond (docs/search.md).
+- **`also`** (default off; `also=expert`): at a searched decision, another agent's move (an agent name
+  or a model file) is searched too, unless it is the same move as a candidate up to the grid's
+  symmetries: a move the network thinks unlikely gets looked at. Measured, not a default
+  (docs/search.md).
 - **`symmetry`** (default off; `symmetry=on`): rearranging a grid's columns, or a column's cards, gives
   the same position (`skyjo_env.engine.symmetry`), so two moves with the same `move_key` are the same
   move on two arrangements of the grid (turning up either of two face-down cards in like columns). With
@@ -179,6 +183,7 @@ class SearchBot:
         "symmetry": _switch,
         "endgame": _count,
         "own": str,
+        "also": str,
     }
 
     def __init__(
@@ -202,6 +207,7 @@ class SearchBot:
         symmetry: bool = False,
         endgame: int | None = None,
         own: str | Policy | None = None,
+        also: str | Policy | None = None,
     ) -> None:
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
@@ -248,6 +254,10 @@ class SearchBot:
         self.opponents = OpponentLibrary.parse(opponents)
         # who plays the searching seat in the playouts after the candidate (None: the network)
         self.own = make_agent(own, "own must be an agent name or a model file") if isinstance(own, str) else own
+        # whose move is searched too, where it is not the same move as a candidate's (None: nobody's)
+        if isinstance(also, str):
+            also = None if also == "off" else make_agent(also, "also must be an agent name, a model file or off")
+        self.also = also
         self._me: int | None = None  # the seat this bot plays in the current game (known at its first move)
         self.players = self.network.players
         self._encoders: dict[int, StateEncoding] = {}
@@ -265,8 +275,9 @@ class SearchBot:
         opponents (the browser reseeds its bots before each of their moves and tells them the moves since)."""
         self._rng = np.random.default_rng(seed)
         self.opponents.reseed(seed)
-        if self.own is not None:
-            self.own.reset(seed)
+        for bot in (self.own, self.also):
+            if bot is not None:
+                bot.reset(seed)
 
     def observe(self, view: SeatView, legal_actions_: Sequence[int], action: int) -> None:
         """Another seat played `action` from `view` (its own view, public information; `SeatedGame` tells
@@ -291,14 +302,18 @@ class SearchBot:
             network_move, _ = self._network_order(view, legal, logits)
             self._rng.integers(2**63)  # one draw a move, searched or not
             return network_move
-        result = self.evaluate(view, legal)
+        result = self.evaluate(view, legal, also=self._also_move(view, legal))
         if len(result.candidates) > 1:
             self.last = result
         return result.chosen
 
-    def evaluate(self, view: SeatView, legal_actions_: Sequence[int], include: Sequence[int] = ()) -> SearchResult:
+    def evaluate(
+        self, view: SeatView, legal_actions_: Sequence[int], include: Sequence[int] = (), also: Sequence[int] = ()
+    ) -> SearchResult:
         """The search of one decision: the network's `top` moves and every move of `include` (legal
-        moves: a review adds the move that was played), each estimated from the same worlds. With
+        moves: a review adds the move that was played), each estimated from the same worlds, and each
+        move of `also` that is not the same move as a candidate up to the grid's symmetries (`move_key`:
+        the `also` agent's move). With
         playouts, `extra["worlds"]` is the number of worlds played (`extra["batches"]`: each batch's
         size) and `extra["scores"]` each candidate's score in each (candidates x worlds; NaN after
         a candidate is dropped)."""
@@ -314,11 +329,23 @@ class SearchBot:
                 raise ValueError(f"{action} is not a legal move here (legal: {legal})")
             if action not in candidates:
                 candidates = [*candidates, action]
+        for action in also:
+            if action not in legal:
+                raise ValueError(f"{action} is not a legal move here (legal: {legal})")
+            if move_key(view, action) not in {move_key(view, c) for c in candidates}:
+                candidates = [*candidates, action]
         if len(candidates) == 1:
             return SearchResult(candidates, [0.0], [0.0], network_move, network_move, 0, time.perf_counter() - start)
         if self.depth == 0 and self.leaf != "round":
             return self._exact(view, candidates, network_move, world_rng, start)
         return self._playouts(view, candidates, network_move, world_rng, start)
+
+    def _also_move(self, view: SeatView, legal: list[int]) -> list[int]:
+        """The `also` agent's move here (none without one)."""
+        if self.also is None:
+            return []
+        check_plays(self.also, view.rules.num_players, f"also={getattr(self.also, 'name', type(self.also).__name__)}")
+        return [self.also.act(view, legal)]
 
     def _network_order(
         self, view: SeatView, legal: list[int], logits: np.ndarray | None = None

@@ -182,6 +182,58 @@ def test_own_plays_the_searching_seat_in_the_playouts_and_the_network_the_others
         SearchBot(own="ppo_2p", opponents="network").evaluate(view, legal)
 
 
+class _Fixed:
+    """An agent that plays one given move (a legal one here) and counts how often it was asked."""
+
+    name = "fixed"
+
+    def __init__(self, move: int) -> None:
+        self.move, self.asked = move, 0
+
+    def act(self, view, legal_actions_) -> int:
+        self.asked += 1
+        return self.move
+
+    def reset(self, seed=None) -> None:
+        pass
+
+
+def test_also_searches_another_agents_move_unless_it_is_the_same_move_as_a_candidate():
+    state = _mid_round(2, 0)  # a held card; some moves are the network's top two on another arrangement
+    me = state.current_player
+    view, legal = seat_view(state, me), legal_actions(state)
+    chances = _chances(view, legal)
+    order = [legal[i] for i in np.argsort(-chances, kind="stable")]
+    top_keys = {move_key(view, a) for a in order[:2]}
+    other = next(a for a in order[2:] if move_key(view, a) not in top_keys)
+    like = next(a for a in order[2:] if move_key(view, a) in top_keys)
+    budget = dict(worlds=4, batch=4, top=2, z=0, ms=NO_DEADLINE_MS, opponents="network", confident=None)
+
+    fixed = _Fixed(other)
+    bot = SearchBot(seed=0, also=fixed, **budget)
+    bot.act(view, legal)
+    assert fixed.asked == 1 and bot.last is not None
+    assert bot.last.candidates == [*order[:2], other]
+    # the network's two moves are scored as they are without it: the same worlds
+    plain = SearchBot(seed=0, **budget).evaluate(view, legal)
+    assert bot.last.values[:2] == plain.values
+    # the same move as a candidate on another arrangement of the grid: not searched again
+    assert SearchBot(seed=0, **budget).evaluate(view, legal, also=[like]).candidates == order[:2]
+    with pytest.raises(ValueError, match="is not a legal move here"):
+        SearchBot(seed=0, **budget).evaluate(view, legal, also=[max(legal) + 1])
+
+
+def test_also_by_name():
+    assert type(agents.make("ppo+search:also=expert").also) is type(agents.make("expert"))
+    assert agents.make("ppo+search:also=off").also is None and agents.make("ppo+search").also is None
+    with pytest.raises(ValueError, match="also must be an agent name, a model file or off, got 'nobody'"):
+        agents.make("ppo+search:also=nobody")
+    state = _mid_round(3, 0)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    with pytest.raises(ValueError, match="also=ppo_2p was trained for 2 players; this game has 3"):
+        SearchBot(also="ppo_2p", opponents="network", confident=None).act(view, legal)
+
+
 def _play_a_round(bots, seed: int) -> None:
     """The bots play the first round of a seeded game (every move told to the bots that observe)."""
     game = SeatedGame(Rules(num_players=len(bots)), bots)
