@@ -8,7 +8,8 @@ worlds for each candidate, each seat drawing from its own run (`--draws seat`), 
 end of the round, the round's points against the others) scores the network's `--top` moves with
 `--worlds` worlds, many more than a search at play time can afford (`--equivalent`: only decisions
 where the network's two likeliest moves are the same move up to the grid's symmetries; `--symmetry`:
-one candidate of each class, as `ppo+search:symmetry=on`). It prints:
+one candidate of each class, as `ppo+search:symmetry=on`; `--also AGENT`: only decisions the default
+searches, with that agent's move searched too, as `ppo+search:also=AGENT`). It prints:
 
 - how often another move beats the network's by more than 2 standard errors of the paired
   difference (with 2 candidates against the network's move, chance alone gives about 2-5 %), and
@@ -17,7 +18,13 @@ one candidate of each class, as `ppo+search:symmetry=on`). It prints:
   what decides how many worlds a search needs;
 - the gain of a search that picks the best-looking move on half of the worlds, measured on the
   other half (an unbiased estimate of what choosing by this estimator adds, per decision, in
-  round points), with its standard error over the positions.
+  round points), with its standard error over the positions;
+- with `--also`: how often the agent's move is another move than the network's likeliest, and
+  how it compares with the network's move there;
+- with `--control-variates`: how much of one world's difference between a move and the network's
+  a linear fit on the world's unseen cards explains (each face-down card and each seat's next four
+  draws, whose means the view gives exactly: control variates), as an adjusted R^2. What a
+  regression estimator would cut the difference's variance by, at best.
 
 A benchmark measures and prints; it asserts nothing.
 """
@@ -25,17 +32,20 @@ A benchmark measures and prints; it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import time
 from collections.abc import Callable
+from unittest import mock
 
 import numpy as np
 from tqdm import tqdm
 
+import agents.search as search_module
 from agents import make
-from agents.search import SearchBot, legal_chances
-from skyjo_env.engine import Rules, apply_action, legal_actions, new_game
-from skyjo_env.engine.codes import Phase
+from agents.search import SearchBot, _distinct, legal_chances
+from skyjo_env.engine import NUM_SLOTS, Rules, apply_action, legal_actions, new_game
+from skyjo_env.engine.codes import HIDDEN, Phase
 from skyjo_env.engine.state import GameState
 from skyjo_env.engine.symmetry import move_key
 from skyjo_env.engine.view import seat_view
@@ -69,6 +79,58 @@ def positions(
             apply_action(state, others[seat].act(seat_view(state, seat), legal))
 
 
+@contextlib.contextmanager
+def _recording(worlds: list, runs: list):
+    """Note each world the search deals in `worlds`, and the runs its seats draw from in `runs` (in its order)."""
+    sample, deal = search_module.sample_world, search_module._SeatDraws.deal
+
+    def noted_world(view, rng):
+        world = sample(view, rng)
+        worlds.append(world.copy())
+        return world
+
+    def noted_runs(world, rng):
+        runs.append(deal(world, rng))
+        return runs[-1]
+
+    with (
+        mock.patch.object(search_module, "sample_world", noted_world),
+        mock.patch.object(search_module._SeatDraws, "deal", noted_runs),
+    ):
+        yield
+
+
+def _cards(worlds: list, runs: list) -> np.ndarray:
+    """Each world's unseen cards (worlds x features): each face-down card, then each seat's next four draws."""
+    rows = []
+    for world, seat_runs in zip(worlds, runs, strict=True):
+        row = [
+            world.values[p][s] if world.status[p][s] == HIDDEN else 0
+            for p in range(world.num_players)
+            for s in range(NUM_SLOTS)
+        ]
+        for run in seat_runs.runs:
+            row += (list(run[:4]) + [0] * 4)[:4]
+        rows.append(row)
+    return np.asarray(rows, dtype=np.float64)
+
+
+def _explained(diffs: np.ndarray, cards: np.ndarray) -> list[float]:
+    """The adjusted R^2 of each row of `diffs` (one world's difference, worlds in columns) on `cards`."""
+    cards = cards[:, cards.std(axis=0) > 0]
+    design = np.column_stack([np.ones(len(cards)), cards])
+    worlds, features = design.shape
+    out = []
+    for diff in diffs:
+        total = float(((diff - diff.mean()) ** 2).sum())
+        if total == 0 or worlds <= features:
+            continue
+        coef, *_ = np.linalg.lstsq(design, diff, rcond=None)
+        r2 = 1 - float(((diff - design @ coef) ** 2).sum()) / total
+        out.append(1 - (1 - r2) * (worlds - 1) / (worlds - features))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
@@ -85,7 +147,19 @@ def main(argv: list[str] | None = None) -> int:
         "two likeliest moves are the same move up to the grid's symmetries (move_key)",
     )
     parser.add_argument("--symmetry", action="store_true", help="candidates one of each class (symmetry=on)")
+    parser.add_argument(
+        "--also",
+        default=None,
+        help="an agent whose move is searched too (ppo+search:also=AGENT), at decisions the default searches",
+    )
+    parser.add_argument(
+        "--control-variates",
+        action="store_true",
+        help="print how much of a world's difference the world's unseen cards explain linearly (adjusted R^2)",
+    )
     args = parser.parse_args(argv)
+    if args.control_variates and args.draws != "seat":
+        parser.error("--control-variates reads each seat's run of draws: it needs --draws seat")
     rng = np.random.default_rng(args.seed)
     # one batch of all the worlds: every candidate played in each (none dropped on the way)
     search = SearchBot(
@@ -99,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         opponents="network",  # the network's own playouts at every seat: what the positions are measured by
         symmetry=args.symmetry,
     )
+    also = make(args.also) if args.also else None
 
     searched = [0, 0]  # --equivalent: the decisions looked at that the default searches, and those kept
 
@@ -115,10 +190,31 @@ def main(argv: list[str] | None = None) -> int:
 
     beaten, below, gains, candidates, spreads = 0, 0, [], 0, []
     start = time.perf_counter()
-    keep = equivalent_top_two if args.equivalent else None
+
+    def searched_by_default(state: GameState) -> bool:
+        return bool(legal_chances(search._logits(seat_view(state, 0)), legal_actions(state)).max() < 0.99)
+
+    keep = equivalent_top_two if args.equivalent else searched_by_default if also else None
+    also_other, also_z = 0, []  # --also: positions where its move was another candidate, and its z there
+    explained: list[float] = []  # --control-variates: each comparison's adjusted R^2
+    worlds: list = []  # --control-variates: the worlds the search dealt, and each one's runs of draws
+    runs: list = []
     for state in tqdm(positions(args.players, args.positions, args.opponent, rng, keep), total=args.positions):
-        result = search.evaluate(seat_view(state, 0), legal_actions(state))
+        view, legal = seat_view(state, 0), legal_actions(state)
+        moves = [also.act(view, legal)] if also else []
+        worlds.clear()
+        runs.clear()
+        with _recording(worlds, runs) if args.control_variates else contextlib.nullcontext():
+            result = search.evaluate(view, legal, also=moves)
         scores = result.extra["scores"]  # candidates x worlds; the network's move is candidate 0
+        if args.control_variates:
+            explained.extend(_explained(scores[1:] - scores[0], _cards(worlds, runs)))
+        order = search._network_order(view, legal)[1]
+        tops = {move_key(view, a) for a in (_distinct(view, order) if args.symmetry else order)[: args.top]}
+        if moves and move_key(view, moves[0]) not in tops:  # then the search added it as the last candidate
+            also_other += 1
+            diff = scores[-1] - scores[0]
+            also_z.append(float(diff.mean() / max(diff.std(ddof=1) / math.sqrt(args.worlds), 1e-9)))
         diffs = scores[1:] - scores[0]
         spreads.extend(diffs.std(axis=1, ddof=1).tolist())
         z = diffs.mean(axis=1) / np.maximum(diffs.std(axis=1, ddof=1) / math.sqrt(args.worlds), 1e-9)
@@ -145,6 +241,20 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"gain of picking on half the worlds, measured on the other half: {g.mean():+.3f} +- {g.std(ddof=1) / math.sqrt(len(g)):.3f} round points per decision"
     )
+    if args.control_variates and not explained:
+        print("the world's unseen cards: no comparison had more worlds than cards to fit (use more --worlds)")
+    elif args.control_variates:
+        low, mid, high = np.quantile(explained, [0.1, 0.5, 0.9])
+        print(
+            f"share of one world's difference that the world's unseen cards explain linearly (adjusted R^2): "
+            f"median {mid:.3f} (10 %: {low:.3f}, 90 %: {high:.3f}) over {len(explained)} comparisons"
+        )
+    if also:
+        z = np.asarray(also_z)
+        print(
+            f"{args.also}'s move another move than the network's {args.top} likeliest: {also_other} of {args.positions}; "
+            f"there it beats the network's by > 2 SE at {int((z > 2).sum())}, falls below by > 2 SE at {int((z < -2).sum())}"
+        )
     return 0
 
 

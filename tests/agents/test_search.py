@@ -720,3 +720,41 @@ def test_by_default_another_move_is_played_where_it_is_better_by_one_standard_er
     assert bot._choose([network_move, other], [0.0, 0.9], [0.0, 1.0], network_move) == network_move
     assert agents.make("ppo+search:z=2").z == 2.0
     assert SearchBot(z=2)._choose([network_move, other], [0.0, 1.5], [0.0, 1.0], network_move) == network_move
+
+
+def _headroom_benchmark():
+    """benchmarks/search_headroom.py as a module (the benchmarks are scripts, not a package)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "search_headroom.py"
+    spec = importlib.util.spec_from_file_location("search_headroom", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_headroom_benchmark_reads_the_worlds_the_search_dealt_and_what_also_adds(capsys):
+    bench = _headroom_benchmark()
+    rng = np.random.default_rng(0)
+    cards = rng.integers(-2, 13, size=(64, 5)).astype(float)
+    noise = rng.normal(0, 1, 64)
+    explained = bench._explained(np.stack([cards @ [1, -2, 0, 0, 3], noise]), cards)
+    assert explained[0] > 0.999 and abs(explained[1]) < 0.15  # a linear function of the cards; noise
+    assert (
+        bench.main(["--positions", "2", "--worlds", "40", "--top", "2", "--also", "expert", "--control-variates"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "explain linearly (adjusted R^2): median" in out and "over 0 comparisons" not in out
+    assert "expert's move another move than the network's 2 likeliest:" in out
+    # the worlds noted are the search's own: as many as it played, each with one run of draws a seat
+    state = _mid_round(2, 1)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    worlds, runs = [], []
+    search = SearchBot(worlds=8, batch=8, top=2, z=0, ms=NO_DEADLINE_MS, seed=0, opponents="network")
+    with bench._recording(worlds, runs):
+        result = search.evaluate(view, legal)
+    assert len(worlds) == len(runs) == result.extra["worlds"] == 8
+    assert bench._cards(worlds, runs).shape == (8, 2 * 12 + 2 * 4)
+    assert all(seat_view(world, seat) == seat_view(state, seat) for world in worlds for seat in range(2))
