@@ -20,7 +20,7 @@ searches, with that agent's move searched too, as `ppo+search:also=AGENT`). It p
   other half (an unbiased estimate of what choosing by this estimator adds, per decision, in
   round points), with its standard error over the positions;
 - with `--also`: how often the agent's move is another move than the network's likeliest, and
-  how it compares with the network's move there;
+  how it compares with the network's move there (the lines above then count it among the moves);
 - with `--control-variates`: how much of one world's difference between a move and the network's
   a linear fit on the world's unseen cards explains (each face-down card and each seat's next four
   draws, whose means the view gives exactly: control variates), as an adjusted R^2. What a
