@@ -69,6 +69,10 @@ time, docs/search.md):
 - **`endgame`** (default off; `endgame=K`): once some grid has at most K face-down cards, or the
   round's last lap has begun, a decision is searched however sure the network is (`confident`
   then gates only the earlier decisions).
+- **`endtop`** (default off; `endtop=all` or `endtop=N`): the candidates at a decision near the round's
+  end (some grid with at most `endgame` face-down cards, 1 with `endgame` off, or the last lap begun):
+  every legal move, or the network's N likeliest, instead of `top`. There a move's stakes are high
+  (the ender's doubling, the last cards) and the playouts short (docs/search.md).
 - **`leaf="win"` or `"margin"`, `depth=0`: exact one-ply expectation.** A move turns up at most
   one unseen card (the draw pile's top, or the face-down card turned or exchanged), whose value
   follows the unseen counts exactly; the search scores every value the card can have, weighted
@@ -127,6 +131,11 @@ def _top(text: str) -> int | None:
     return None if text == "all" else int(text)
 
 
+def _width(text: str) -> int | str | None:
+    """a number of moves, all or off"""
+    return None if text == "off" else "all" if text == "all" else int(text)
+
+
 def _probability(text: str) -> float | None:
     """a probability or off"""
     return None if text == "off" else float(text)
@@ -182,6 +191,7 @@ class SearchBot:
         "confident": _probability,
         "symmetry": _switch,
         "endgame": _count,
+        "endtop": _width,
         "own": str,
         "also": str,
     }
@@ -206,6 +216,7 @@ class SearchBot:
         confident: float | None = 0.99,
         symmetry: bool = False,
         endgame: int | None = None,
+        endtop: int | str | None = None,
         own: str | Policy | None = None,
         also: str | Policy | None = None,
     ) -> None:
@@ -223,6 +234,8 @@ class SearchBot:
             raise ValueError(f"confident must be a probability in (0, 1], got {confident}")
         if endgame is not None and endgame < 0:
             raise ValueError(f"endgame must be a number of face-down cards (>= 0) or off, got {endgame}")
+        if endtop is not None and endtop != "all" and (isinstance(endtop, str) or endtop < 1):
+            raise ValueError(f"endtop must be a number of moves (>= 1), all or off, got {endtop!r}")
         if depth < 0 or worlds < 1 or batch < 1 or ms <= 0 or margin < 0 or z < 0 or (top is not None and top < 1):
             raise ValueError(
                 f"bad search budget: depth {depth} (>= 0), worlds {worlds} (>= 1), batch {batch} (>= 1), "
@@ -249,7 +262,7 @@ class SearchBot:
             z,
         )
         self.draws, self.batch, self.cut, self.objective = draws, batch, cut, objective
-        self.confident, self.symmetry, self.endgame = confident, symmetry, endgame
+        self.confident, self.symmetry, self.endgame, self.endtop = confident, symmetry, endgame, endtop
         self._round_scores = _shipped_round_scores() if objective == "win" else None
         self.opponents = OpponentLibrary.parse(opponents)
         # who plays the searching seat in the playouts after the candidate (None: the network)
@@ -323,7 +336,10 @@ class SearchBot:
         world_rng = np.random.default_rng(self._rng.integers(2**63))
         if self.symmetry:  # one move of each class of equivalent moves, the most likely
             order = _distinct(view, order)
-        candidates = order if self.top is None else order[: self.top]
+        width = self.top
+        if self.endtop is not None and self._near_end(view, 1 if self.endgame is None else self.endgame):
+            width = None if self.endtop == "all" else int(self.endtop)
+        candidates = order if width is None else order[:width]
         for action in [network_move, *include]:
             if action not in legal:
                 raise ValueError(f"{action} is not a legal move here (legal: {legal})")
@@ -379,11 +395,14 @@ class SearchBot:
     def _late(self, view: SeatView) -> bool:
         """With `endgame=K`: whether the round is near its end, some grid with at most K face-down cards
         or the last lap begun, where a decision is searched however sure the network is."""
-        if self.endgame is None:
-            return False
+        return self.endgame is not None and self._near_end(view, self.endgame)
+
+    @staticmethod
+    def _near_end(view: SeatView, fewest: int) -> bool:
+        """Whether some grid has at most `fewest` face-down cards, or the round's last lap has begun."""
         return (
             view.round_ender is not None
-            or min(len(view.hidden_slots(rel)) for rel in range(view.rules.num_players)) <= self.endgame
+            or min(len(view.hidden_slots(rel)) for rel in range(view.rules.num_players)) <= fewest
         )
 
     def _choose(self, candidates, values, errors, network_move) -> int:

@@ -712,6 +712,56 @@ def test_in_the_last_lap_every_decision_is_late():
     assert not SearchBot()._late(view)  # endgame off: never late
 
 
+def test_endtop_is_off_by_default_and_a_width_by_name():
+    assert SearchBot().endtop is None
+    assert agents.make("ppo+search:endtop=all").endtop == "all"
+    assert agents.make("ppo+search:endtop=3").endtop == 3
+    assert agents.make("ppo+search:endtop=off").endtop is None
+    with pytest.raises(ValueError, match="endtop must be a number of moves, all or off"):
+        agents.make("ppo+search:endtop=many")
+    for bad in (0, "most"):
+        with pytest.raises(ValueError, match="endtop must be a number of moves"):
+            SearchBot(endtop=bad)
+
+
+def _near_round_end(seed: int):
+    """A state where some grid has one face-down card and the current player holds a drawn card."""
+    rng = np.random.default_rng(seed)
+    state = _mid_round(2, seed)
+    while True:
+        fewest = min(sum(s == HIDDEN for s in state.status[seat]) for seat in range(2))
+        if fewest <= 1 and state.phase == Phase.HOLDING_DRAWN and state.round_ender is None:
+            return state
+        legal = legal_actions(state)
+        apply_action(state, DRAW if DRAW in legal else int(rng.choice(legal)))
+        assert not state.round_history, "the round ended before a late decision: pick another seed"
+
+
+def test_near_the_round_end_endtop_searches_every_legal_move():
+    state = _near_round_end(4)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    assert len(legal) > 3
+    plain = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=None)
+    assert len(plain.evaluate(view, legal).candidates) == 2  # top=2
+    wide = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=None, endtop="all")
+    result = wide.evaluate(view, legal)
+    assert sorted(result.candidates) == sorted(legal)
+    assert result.candidates[0] == result.network_move  # the network's move first, as ever
+    three = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, confident=None, endtop=3)
+    assert three.evaluate(view, legal).candidates == result.candidates[:3]  # the network's order
+    # endgame sets what is near the end: with endgame=0 a grid with one face-down card is not
+    assert len(SearchBot(worlds=8, batch=8, seed=0, endtop="all", endgame=0).evaluate(view, legal).candidates) == 2
+
+
+def test_before_the_round_end_endtop_changes_nothing():
+    state = _mid_round(2, 3)
+    view, legal = seat_view(state, state.current_player), legal_actions(state)
+    assert min(len(view.hidden_slots(rel)) for rel in range(2)) > 1 and view.round_ender is None
+    plain = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0).evaluate(view, legal)
+    wide = SearchBot(worlds=8, batch=8, ms=NO_DEADLINE_MS, seed=0, endtop="all").evaluate(view, legal)
+    assert wide.candidates == plain.candidates and wide.values == plain.values
+
+
 def test_by_default_another_move_is_played_where_it_is_better_by_one_standard_error():
     bot = SearchBot()
     assert bot.z == 1.0
