@@ -9,7 +9,10 @@ end of the round, the round's points against the others) scores the network's `-
 `--worlds` worlds, many more than a search at play time can afford (`--equivalent`: only decisions
 where the network's two likeliest moves are the same move up to the grid's symmetries; `--symmetry`:
 one candidate of each class, as `ppo+search:symmetry=on`; `--also AGENT`: only decisions the default
-searches, with that agent's move searched too, as `ppo+search:also=AGENT`). It prints:
+searches, with that agent's move searched too, as `ppo+search:also=AGENT`; `--late`: only decisions
+near the round's end, some grid with at most one face-down card or the last lap begun, where
+`ppo+search:endtop=...` widens the search; `--model-opponent`: the playouts play the other seats with
+`--opponent`, as the default's library of opponent models does once it has seen their moves). It prints:
 
 - how often another move beats the network's by more than 2 standard errors of the paired
   difference (with 2 candidates against the network's move, chance alone gives about 2-5 %), and
@@ -19,6 +22,9 @@ searches, with that agent's move searched too, as `ppo+search:also=AGENT`). It p
 - the gain of a search that picks the best-looking move on half of the worlds, measured on the
   other half (an unbiased estimate of what choosing by this estimator adds, per decision, in
   round points), with its standard error over the positions;
+- with `--top` above 2 (or `all`): that gain for a search of the network's k likeliest moves, for each k
+  from 2 up, on the same worlds; with `--late`, apart for the decisions the default searches (the
+  network's move under 0.99) and the others;
 - with `--also`: how often the agent's move is another move than the network's likeliest, and
   how it compares with the network's move there (the lines above then count it among the moves);
 - with `--control-variates`: how much of one world's difference between a move and the network's
@@ -43,7 +49,7 @@ from tqdm import tqdm
 
 import agents.search as search_module
 from agents import make
-from agents.search import SearchBot, _distinct, legal_chances
+from agents.search import SearchBot, _distinct, _top, legal_chances
 from skyjo_env.engine import NUM_SLOTS, Rules, apply_action, legal_actions, new_game
 from skyjo_env.engine.codes import HIDDEN, Phase
 from skyjo_env.engine.state import GameState
@@ -136,7 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--positions", type=int, default=60)
     parser.add_argument("--worlds", type=int, default=256, help="worlds per candidate (even)")
-    parser.add_argument("--top", type=int, default=3, help="the network's most likely moves searched")
+    parser.add_argument(
+        "--top", type=_top, default=3, help="the network's most likely moves searched (a number, or all)"
+    )
     parser.add_argument("--opponent", default=None, help="a bot at the other seats (default: the network)")
     parser.add_argument("--draws", default="seat", help="pile or seat (SearchBot's draws)")
     parser.add_argument("--seed", type=int, default=1)
@@ -148,6 +156,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--symmetry", action="store_true", help="candidates one of each class (symmetry=on)")
     parser.add_argument(
+        "--late",
+        action="store_true",
+        help="only decisions near the round's end: some grid with at most one face-down card, or the last lap",
+    )
+    parser.add_argument(
+        "--model-opponent",
+        action="store_true",
+        help="the playouts play the other seats with --opponent (default: the network at every seat)",
+    )
+    parser.add_argument(
         "--also",
         default=None,
         help="an agent whose move is searched too (ppo+search:also=AGENT), at decisions the default searches",
@@ -158,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         help="print how much of a world's difference the world's unseen cards explain linearly (adjusted R^2)",
     )
     args = parser.parse_args(argv)
+    if args.model_opponent and not args.opponent:
+        parser.error("--model-opponent plays --opponent in the playouts: name one")
+    if sum(map(bool, (args.equivalent, args.also, args.late))) > 1:
+        parser.error("--equivalent, --also and --late each pick their own decisions: use one")
     if args.control_variates and args.draws != "seat":
         parser.error("--control-variates reads each seat's run of draws: it needs --draws seat")
     rng = np.random.default_rng(args.seed)
@@ -170,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         z=0.0,
         seed=args.seed,
         draws=args.draws,
-        opponents="network",  # the network's own playouts at every seat: what the positions are measured by
+        # the network's own playouts at every seat (what the positions are measured by), or the bot they face
+        opponents=args.opponent if args.model_opponent else "network",
         symmetry=args.symmetry,
     )
     also = make(args.also) if args.also else None
@@ -194,7 +217,13 @@ def main(argv: list[str] | None = None) -> int:
     def searched_by_default(state: GameState) -> bool:
         return bool(legal_chances(search._logits(seat_view(state, 0)), legal_actions(state)).max() < 0.99)
 
-    keep = equivalent_top_two if args.equivalent else searched_by_default if also else None
+    def near_the_end(state: GameState) -> bool:
+        return SearchBot._near_end(seat_view(state, 0), 1)
+
+    keep = (
+        equivalent_top_two if args.equivalent else searched_by_default if also else near_the_end if args.late else None
+    )
+    widths: dict[bool, list[list[float]]] = {True: [], False: []}  # by the network unsure: each k's gain, per decision
     also_other, also_z = 0, []  # --also: positions where its move was another candidate, and its z there
     explained: list[float] = []  # --control-variates: each comparison's adjusted R^2
     worlds: list = []  # --control-variates: the worlds the search dealt, and each one's runs of draws
@@ -224,6 +253,10 @@ def main(argv: list[str] | None = None) -> int:
         half = args.worlds // 2
         pick = int(np.argmax(scores[:, :half].mean(axis=1)))
         gains.append(float(scores[pick, half:].mean() - scores[0, half:].mean()))
+        if not moves:  # the candidates in the network's order: each k's pick among the first k
+            picks = [int(np.argmax(scores[:k, :half].mean(axis=1))) for k in range(2, len(scores) + 1)]
+            unsure = bool(legal_chances(search._logits(view), legal).max() < 0.99)
+            widths[unsure].append([float(scores[i, half:].mean() - scores[0, half:].mean()) for i in picks])
     g = np.asarray(gains)
     print(
         f"{args.positions} positions at {args.players} players (opponents: {args.opponent or 'the network'}), "
@@ -241,6 +274,22 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"gain of picking on half the worlds, measured on the other half: {g.mean():+.3f} +- {g.std(ddof=1) / math.sqrt(len(g)):.3f} round points per decision"
     )
+    if args.top is None or args.top > 2:
+        for unsure in (True, False) if args.late else (None,):
+            rows = widths[True] + widths[False] if unsure is None else widths[unsure]
+            if not rows:
+                continue
+            label = "" if unsure is None else " where the default searches" if unsure else " where it does not"
+            print(f"gain of picking among the network's k likeliest moves{label} ({len(rows)} decisions):")
+            most = max(map(len, rows)) + 1  # the most candidates a decision had
+            for k in [
+                *range(2, min(most, 4 if args.top is None else args.top) + 1),
+                *([None] if args.top is None else []),
+            ]:
+                # a decision with fewer candidates than k picks among all of its own
+                g = np.asarray([row[(len(row) + 1 if k is None else min(k, len(row) + 1)) - 2] for row in rows])
+                spread = g.std(ddof=1) / math.sqrt(len(g)) if len(g) > 1 else math.nan
+                print(f"  k={k or 'all'}: {g.mean():+.3f} +- {spread:.3f} round points per decision")
     if args.control_variates and not explained:
         print("the world's unseen cards: no comparison had more worlds than cards to fit (use more --worlds)")
     elif args.control_variates:
@@ -252,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     if also:
         z = np.asarray(also_z)
         print(
-            f"{args.also}'s move another move than the network's {args.top} likeliest: {also_other} of {args.positions}; "
+            f"{args.also}'s move another move than the network's {args.top or 'all'} likeliest: {also_other} of {args.positions}; "
             f"there it beats the network's by > 2 SE at {int((z > 2).sum())}, falls below by > 2 SE at {int((z < -2).sum())}"
         )
     return 0

@@ -798,6 +798,13 @@ def test_the_headroom_benchmark_reads_the_worlds_the_search_dealt_and_what_also_
     out = capsys.readouterr().out
     assert "explain linearly (adjusted R^2): median" in out and "over 0 comparisons" not in out
     assert "expert's move another move than the network's 2 likeliest:" in out
+    # --late: decisions near the round's end, each width's gain apart for the decisions the default searches
+    assert bench.main(["--positions", "3", "--worlds", "8", "--top", "all", "--late", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "gain of picking among the network's k likeliest moves where" in out and "  k=all: " in out
+    with pytest.raises(SystemExit):
+        bench.main(["--model-opponent"])  # which bot to play in the playouts: none named
+    assert "--model-opponent plays --opponent in the playouts" in capsys.readouterr().err
     # the worlds noted are the search's own: as many as it played, each with one run of draws a seat
     state = _mid_round(2, 1)
     view, legal = seat_view(state, state.current_player), legal_actions(state)
