@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         gains.append(float(scores[pick, half:].mean() - scores[0, half:].mean()))
         if not moves:  # the candidates in the network's order: each k's pick among the first k
             picks = [int(np.argmax(scores[:k, :half].mean(axis=1))) for k in range(2, len(scores) + 1)]
-            unsure = bool(legal_chances(search._logits(view), legal).max() < 0.99)
+            unsure = searched_by_default(state)
             widths[unsure].append([float(scores[i, half:].mean() - scores[0, half:].mean()) for i in picks])
     g = np.asarray(gains)
     print(
